@@ -1,0 +1,546 @@
+//! Read-only git access on gix, isolated from the user's and the system's git configuration.
+//!
+//! Everything a verdict depends on is read from git objects, never from a working tree, and
+//! every failure is typed: a shallow history, a missing or corrupt object and a revision that
+//! does not resolve are [`Error`] variants that checks turn into `cantTell` with the reason.
+//! [`Repo`] is one thread's handle; [`SharedRepo`] hands out per-thread handles to rayon workers.
+
+mod tree;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+pub use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+
+pub use tree::{Change, EntryKind, Scope, TreeEntry};
+
+/// Largest object crossverify reads into memory as a record (receipts, reports, configs).
+/// Manifest hashing reads blobs of any size; records above this are refused by name.
+pub const MAX_RECORD_BYTES: u64 = 64 << 20;
+
+/// A git access failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The path is not a readable repository.
+    #[error("{path}: not a readable git repository ({reason})")]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// Why gix refused it.
+        reason: String,
+    },
+    /// A revision did not resolve to a commit.
+    #[error("{path}: revision `{rev}` does not resolve to a commit ({reason})")]
+    Revision {
+        /// Repository.
+        path: PathBuf,
+        /// The revision given.
+        rev: String,
+        /// Why.
+        reason: String,
+    },
+    /// An object the history or a tree refers to is not in the object database.
+    #[error("{path}: {what} {id} is missing from the object database{hint}")]
+    MissingObject {
+        /// Repository.
+        path: PathBuf,
+        /// The missing object.
+        id: ObjectId,
+        /// What it was expected to be (`commit`, `tree`, `blob`).
+        what: &'static str,
+        /// A suggestion, e.g. to unshallow.
+        hint: String,
+    },
+    /// An object exists but cannot be decoded, or has the wrong kind.
+    #[error("{path}: {what} {id} is corrupt or of the wrong kind ({reason})")]
+    CorruptObject {
+        /// Repository.
+        path: PathBuf,
+        /// The object.
+        id: ObjectId,
+        /// What it was expected to be.
+        what: &'static str,
+        /// Decoder message.
+        reason: String,
+    },
+    /// The repository is a shallow clone, so history-dependent facts cannot be established.
+    #[error("{path}: shallow clone: history before {boundary} is missing; run `git fetch --unshallow` in {path}")]
+    Shallow {
+        /// Repository.
+        path: PathBuf,
+        /// First grafted commit.
+        boundary: String,
+    },
+    /// A record is larger than [`MAX_RECORD_BYTES`].
+    #[error("{path}: {what} {id} is {size} bytes, more than the {limit}-byte limit for records")]
+    TooLarge {
+        /// Repository.
+        path: PathBuf,
+        /// Object.
+        id: ObjectId,
+        /// What it holds.
+        what: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+impl Error {
+    /// Whether the failure means "evidence unavailable" (missing/corrupt object, shallow
+    /// history) rather than a misuse such as an unknown path.
+    #[must_use]
+    pub fn is_evidence_gap(&self) -> bool {
+        matches!(self, Error::MissingObject { .. } | Error::CorruptObject { .. } | Error::Shallow { .. } | Error::TooLarge { .. })
+    }
+}
+
+/// Result alias for this module.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Author or committer of a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Name.
+    pub name: String,
+    /// Email.
+    pub email: String,
+    /// Seconds since the epoch.
+    pub time: i64,
+    /// Offset from UTC in seconds.
+    pub offset: i32,
+}
+
+/// A decoded commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// Its id.
+    pub id: ObjectId,
+    /// Root tree.
+    pub tree: ObjectId,
+    /// Parents in order.
+    pub parents: Vec<ObjectId>,
+    /// Author.
+    pub author: Person,
+    /// Committer.
+    pub committer: Person,
+    /// Full message.
+    pub message: String,
+}
+
+impl Commit {
+    /// First line of the message.
+    #[must_use]
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("")
+    }
+}
+
+/// One thread's handle on a repository.
+pub struct Repo {
+    inner: gix::Repository,
+    path: PathBuf,
+    shallow: Option<Vec<ObjectId>>,
+}
+
+/// A handle that can be shared with worker threads.
+#[derive(Clone)]
+pub struct SharedRepo {
+    inner: gix::ThreadSafeRepository,
+    path: PathBuf,
+    shallow: Option<Vec<ObjectId>>,
+}
+
+impl SharedRepo {
+    /// A handle for the current thread, with the object cache off (one-pass hashing is decode
+    /// bound and a cache only costs; crates.md §4c).
+    #[must_use]
+    pub fn local(&self) -> Repo {
+        let mut inner = self.inner.to_thread_local();
+        inner.object_cache_size(0);
+        Repo { inner, path: self.path.clone(), shallow: self.shallow.clone() }
+    }
+}
+
+impl Repo {
+    /// Opens a repository (work tree, `.git` directory or bare), reading no configuration but
+    /// the repository's own and no environment variables.
+    ///
+    /// # Errors
+    /// [`Error::Open`] when the path is not a repository.
+    pub fn open(path: &Path) -> Result<Repo> {
+        if !path.exists() {
+            return Err(Error::Open { path: path.to_owned(), reason: "no such file or directory".into() });
+        }
+        let opts = gix::open::Options::isolated().with(gix::sec::Trust::Full);
+        let inner = gix::open_opts(path, opts)
+            .map_err(|e| Error::Open { path: path.to_owned(), reason: first_line(&e.to_string()) })?;
+        let shallow = match inner.shallow_commits() {
+            Ok(Some(c)) => Some(c.iter().copied().collect()),
+            Ok(None) => None,
+            Err(e) => return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") }),
+        };
+        Ok(Repo { inner, path: path.to_owned(), shallow })
+    }
+
+    /// The path this handle was opened from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A thread-safe handle for worker threads.
+    #[must_use]
+    pub fn shared(&self) -> SharedRepo {
+        SharedRepo { inner: self.inner.clone().into_sync(), path: self.path.clone(), shallow: self.shallow.clone() }
+    }
+
+    /// The grafted boundary commits when this is a shallow clone.
+    #[must_use]
+    pub fn shallow_boundary(&self) -> Option<&[ObjectId]> {
+        self.shallow.as_deref()
+    }
+
+    /// Fails with [`Error::Shallow`] on a shallow clone.
+    ///
+    /// # Errors
+    /// On a shallow clone.
+    pub fn require_full_history(&self) -> Result<()> {
+        match &self.shallow {
+            Some(b) => Err(Error::Shallow {
+                path: self.path.clone(),
+                boundary: b.first().map(ToString::to_string).unwrap_or_default(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn missing(&self, id: ObjectId, what: &'static str) -> Error {
+        let hint = if self.shallow.is_some() {
+            format!(" (shallow clone: run `git fetch --unshallow` in {})", self.path.display())
+        } else if self.path.join(".git/objects/info/alternates").exists() || self.path.join("objects/info/alternates").exists() {
+            " (the repository borrows objects through alternates; verify the full clone)".to_owned()
+        } else {
+            String::new()
+        };
+        Error::MissingObject { path: self.path.clone(), id, what, hint }
+    }
+
+    fn corrupt(&self, id: ObjectId, what: &'static str, reason: impl std::fmt::Display) -> Error {
+        Error::CorruptObject { path: self.path.clone(), id, what, reason: first_line(&reason.to_string()) }
+    }
+
+    /// Raw object data of the expected kind.
+    fn object(&self, id: ObjectId, kind: gix::object::Kind, what: &'static str) -> Result<Vec<u8>> {
+        match self.inner.try_find_object(id) {
+            Ok(Some(obj)) => {
+                if obj.kind != kind {
+                    return Err(self.corrupt(id, what, format!("it is a {}", obj.kind)));
+                }
+                Ok(obj.detach().data)
+            }
+            Ok(None) => Err(self.missing(id, what)),
+            Err(e) => Err(self.corrupt(id, what, e)),
+        }
+    }
+
+    /// Whether the object database holds `id`.
+    #[must_use]
+    pub fn has(&self, id: ObjectId) -> bool {
+        self.inner.has_object(id)
+    }
+
+    /// Resolves a revision (`HEAD`, a branch, a full or abbreviated id, `main~2`) to a commit.
+    ///
+    /// # Errors
+    /// [`Error::Revision`] when it does not name a commit.
+    pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
+        let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
+        let id = self.inner.rev_parse_single(rev).map_err(|e| spec_err(first_line(&e.to_string())))?.detach();
+        let obj = self.inner.try_find_object(id).map_err(|e| spec_err(e.to_string()))?.ok_or_else(|| self.missing(id, "object"))?;
+        let peeled = obj.peel_to_kind(gix::object::Kind::Commit).map_err(|e| spec_err(first_line(&e.to_string())))?;
+        Ok(peeled.id)
+    }
+
+    /// Reads and decodes a commit.
+    ///
+    /// # Errors
+    /// Missing or corrupt commit.
+    pub fn commit(&self, id: ObjectId) -> Result<Commit> {
+        let data = self.object(id, gix::object::Kind::Commit, "commit")?;
+        let c = gix::objs::CommitRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "commit", e))?;
+        let person = |s: gix::actor::SignatureRef<'_>| -> Result<Person> {
+            let t = s.time().map_err(|e| self.corrupt(id, "commit", e))?;
+            Ok(Person { name: s.name.to_str_lossy().into_owned(), email: s.email.to_str_lossy().into_owned(), time: t.seconds, offset: t.offset })
+        };
+        Ok(Commit {
+            id,
+            tree: c.tree(),
+            parents: c.parents().collect(),
+            author: person(c.author().map_err(|e| self.corrupt(id, "commit", e))?)?,
+            committer: person(c.committer().map_err(|e| self.corrupt(id, "commit", e))?)?,
+            message: c.message.to_str_lossy().into_owned(),
+        })
+    }
+
+    /// Size of a blob without reading it.
+    ///
+    /// # Errors
+    /// Missing object.
+    pub fn blob_size(&self, id: ObjectId) -> Result<u64> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(h)) => Ok(h.size()),
+            Ok(None) => Err(self.missing(id, "blob")),
+            Err(e) => Err(self.corrupt(id, "blob", e)),
+        }
+    }
+
+    /// A blob's bytes, any size (manifest hashing).
+    ///
+    /// # Errors
+    /// Missing or corrupt blob.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        self.object(id, gix::object::Kind::Blob, "blob")
+    }
+
+    /// A blob holding a record, refused above [`MAX_RECORD_BYTES`] before it is read.
+    ///
+    /// # Errors
+    /// Missing, corrupt or too large.
+    pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
+        let size = self.blob_size(id)?;
+        if size > MAX_RECORD_BYTES {
+            return Err(Error::TooLarge { path: self.path.clone(), id, what: what.to_owned(), size, limit: MAX_RECORD_BYTES });
+        }
+        self.blob(id)
+    }
+
+    /// Entries of one tree (not recursive), in git order.
+    ///
+    /// # Errors
+    /// Missing or corrupt tree.
+    pub fn tree_children(&self, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>> {
+        let data = self.object(id, gix::object::Kind::Tree, "tree")?;
+        let tree = gix::objs::TreeRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "tree", e))?;
+        Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
+    }
+
+    /// The entry at `path` (`/`-separated) below `tree`, if any.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees on the way.
+    pub fn entry(&self, tree: ObjectId, path: &BStr) -> Result<Option<TreeEntry>> {
+        let mut current = tree;
+        let mut parts = path.split_str("/").filter(|p| !p.is_empty()).peekable();
+        while let Some(part) = parts.next() {
+            let found = self.tree_children(current)?.into_iter().find(|(name, _, _)| name.as_slice() == part);
+            match found {
+                None => return Ok(None),
+                Some((_, kind, id)) if parts.peek().is_none() => {
+                    return Ok(Some(TreeEntry { path: path.to_owned(), kind, id }));
+                }
+                Some((_, EntryKind::Tree, id)) => current = id,
+                Some(_) => return Ok(None),
+            }
+        }
+        Ok(Some(TreeEntry { path: path.to_owned(), kind: EntryKind::Tree, id: tree }))
+    }
+
+    /// The bytes of the regular file at `path` in `commit`, `None` when absent or not a file.
+    ///
+    /// # Errors
+    /// Missing or corrupt objects, or a record above [`MAX_RECORD_BYTES`].
+    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        let tree = self.commit(commit)?.tree;
+        match self.entry(tree, path.into())? {
+            Some(e) if e.kind.is_file() => Ok(Some(self.record(e.id, path)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// All commits reachable from `tip`, parents before children (a topological order that
+    /// breaks ties by commit time, then id, so it is deterministic).
+    ///
+    /// # Errors
+    /// A missing commit (with the unshallow hint on shallow clones).
+    pub fn history(&self, tip: ObjectId) -> Result<Vec<Commit>> {
+        let mut commits: HashMap<ObjectId, Commit> = HashMap::new();
+        let mut stack = vec![tip];
+        let grafted: HashSet<ObjectId> = self.shallow.iter().flatten().copied().collect();
+        while let Some(id) = stack.pop() {
+            if commits.contains_key(&id) {
+                continue;
+            }
+            let mut c = self.commit(id)?;
+            if grafted.contains(&id) {
+                // git treats a grafted commit as a root; so do we, and callers that need the
+                // whole history check `require_full_history` first.
+                c.parents.clear();
+            }
+            stack.extend(c.parents.iter().copied());
+            commits.insert(id, c);
+        }
+        Ok(topo_sort(commits))
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    ///
+    /// # Errors
+    /// A missing commit on the way.
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool> {
+        if ancestor == descendant {
+            return Ok(true);
+        }
+        let mut seen = HashSet::new();
+        let mut stack = vec![descendant];
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            for p in self.commit(id)?.parents {
+                if p == ancestor {
+                    return Ok(true);
+                }
+                stack.push(p);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `git log -1 --format=%H -- <path>` from `tip` with git's default history simplification:
+    /// follow the first parent whose entry at `path` is unchanged; the first commit that has no
+    /// such parent changed the path. `None` when the path never existed.
+    ///
+    /// # Errors
+    /// Missing objects on the way.
+    pub fn last_change(&self, tip: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let mut current = self.commit(tip)?;
+        let mut here = self.entry(current.tree, path.into())?.map(|e| e.id);
+        if here.is_none() {
+            return Ok(None);
+        }
+        loop {
+            if self.shallow.iter().flatten().any(|g| *g == current.id) {
+                return Ok(Some(current.id));
+            }
+            let mut next = None;
+            for p in &current.parents {
+                let pc = self.commit(*p)?;
+                let there = self.entry(pc.tree, path.into())?.map(|e| e.id);
+                if there == here {
+                    next = Some(pc);
+                    break;
+                }
+            }
+            match next {
+                Some(pc) => {
+                    current = pc;
+                    here = self.entry(current.tree, path.into())?.map(|e| e.id);
+                }
+                None => return Ok(Some(current.id)),
+            }
+        }
+    }
+
+    /// Every entry below `tree` inside `scope`, recursively, sorted by path bytes.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees.
+    pub fn walk(&self, tree: ObjectId, scope: &Scope) -> Result<Vec<TreeEntry>> {
+        let mut out = Vec::new();
+        tree::walk(self, tree, &mut BString::default(), scope, &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Changes from `old` to `new` (trees), descending only into subtrees whose ids differ.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees.
+    pub fn diff(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>> {
+        let mut out = Vec::new();
+        tree::diff(self, old, new, &mut BString::default(), &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+}
+
+fn topo_sort(mut commits: HashMap<ObjectId, Commit>) -> Vec<Commit> {
+    // Kahn's algorithm over child counts; ready commits are taken in (time, id) order so the
+    // result does not depend on hash-map iteration.
+    let mut pending: HashMap<ObjectId, usize> = HashMap::new();
+    for c in commits.values() {
+        let n = c.parents.iter().filter(|p| commits.contains_key(*p)).count();
+        pending.insert(c.id, n);
+    }
+    let mut children: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+    for c in commits.values() {
+        for p in &c.parents {
+            children.entry(*p).or_default().push(c.id);
+        }
+    }
+    let mut ready: BTreeMap<(i64, ObjectId), ()> = BTreeMap::new();
+    let mut ids: Vec<ObjectId> = pending.iter().filter(|(_, n)| **n == 0).map(|(id, _)| *id).collect();
+    ids.sort();
+    for id in ids {
+        ready.insert((commits[&id].committer.time, id), ());
+    }
+    let mut out = Vec::with_capacity(commits.len());
+    while let Some(((_, id), ())) = ready.pop_first() {
+        if let Some(kids) = children.get(&id) {
+            for k in kids {
+                if let Some(n) = pending.get_mut(k) {
+                    *n -= 1;
+                    if *n == 0 {
+                        ready.insert((commits[k].committer.time, *k), ());
+                    }
+                }
+            }
+        }
+        out.push(commits.remove(&id).expect("every ready id is a collected commit"));
+    }
+    out
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or(s).to_owned()
+}
+
+/// Renders a path like git's `core.quotePath`: as is when it is printable UTF-8, otherwise
+/// C-quoted with octal escapes (`"experiments/\303\251.json"`).
+#[must_use]
+pub fn display_path(path: &BStr) -> String {
+    match path.to_str() {
+        Ok(s) if !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') => s.to_owned(),
+        _ => c_quote(path),
+    }
+}
+
+/// git's C-quoting of a path.
+#[must_use]
+pub fn c_quote(path: &BStr) -> String {
+    let mut out = String::from("\"");
+    for &b in path.as_bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests;

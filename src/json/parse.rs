@@ -1,0 +1,373 @@
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+use super::{Number, Value};
+
+/// Why a document was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The bytes are not UTF-8.
+    #[error("not valid UTF-8")]
+    InvalidUtf8,
+    /// A UTF-8 byte-order mark precedes the document.
+    #[error("starts with a byte-order mark")]
+    ByteOrderMark,
+    /// The document ended early.
+    #[error("unexpected end of input")]
+    UnexpectedEnd,
+    /// A character that cannot start or continue a value here.
+    #[error("unexpected character {0:?}")]
+    UnexpectedChar(char),
+    /// Non-standard literal such as `NaN` or `Infinity`.
+    #[error("non-standard literal {0} (not JSON)")]
+    NonStandardLiteral(String),
+    /// A number that does not follow the JSON grammar.
+    #[error("malformed number {0:?}")]
+    BadNumber(String),
+    /// A malformed escape sequence.
+    #[error("malformed escape sequence")]
+    BadEscape,
+    /// A `\uD800`-style surrogate without its pair.
+    #[error("lone UTF-16 surrogate \\u{0:04x}")]
+    LoneSurrogate(u32),
+    /// An unescaped control character inside a string.
+    #[error("unescaped control character U+{0:04X} in string")]
+    ControlCharacter(u32),
+    /// The same key twice in one object.
+    #[error("duplicate key {0:?} (a reader that keeps the last one would see a different record)")]
+    DuplicateKey(String),
+    /// Nesting deeper than the limit.
+    #[error("nesting deeper than {0} levels")]
+    TooDeep(usize),
+    /// Content after the top-level value.
+    #[error("trailing data after the JSON value")]
+    TrailingData,
+}
+
+/// A refused document, with the position of the problem (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {kind}")]
+pub struct Error {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// Parser limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Maximum nesting of arrays and objects.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_depth: 128 }
+    }
+}
+
+/// Parses one strict JSON document.
+///
+/// # Errors
+/// Any deviation from RFC 8259, a duplicate key, a lone surrogate or nesting beyond
+/// [`Limits::max_depth`].
+pub fn parse(bytes: &[u8]) -> Result<Value, Error> {
+    parse_with(bytes, Limits::default())
+}
+
+/// [`parse`] with explicit limits.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_with(bytes: &[u8], limits: Limits) -> Result<Value, Error> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            let text = String::from_utf8_lossy(valid);
+            let (line, column) = position(&text, text.len());
+            return Err(Error { kind: ErrorKind::InvalidUtf8, line, column });
+        }
+    };
+    let mut p = Parser { text, pos: 0, limits };
+    if text.starts_with('\u{feff}') {
+        return Err(p.error(ErrorKind::ByteOrderMark));
+    }
+    p.skip_ws();
+    let value = p.value(0)?;
+    p.skip_ws();
+    if p.pos != text.len() {
+        return Err(p.error(ErrorKind::TrailingData));
+    }
+    Ok(value)
+}
+
+fn position(text: &str, byte: usize) -> (usize, usize) {
+    let before = &text[..byte];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+    limits: Limits,
+}
+
+impl Parser<'_> {
+    fn error(&self, kind: ErrorKind) -> Error {
+        let (line, column) = position(self.text, self.pos.min(self.text.len()));
+        Error { kind, line, column }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn unexpected(&self) -> Error {
+        match self.text[self.pos..].chars().next() {
+            Some(c) => self.error(ErrorKind::UnexpectedChar(c)),
+            None => self.error(ErrorKind::UnexpectedEnd),
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Result<(), Error> {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, Error> {
+        match self.peek() {
+            None => Err(self.error(ErrorKind::UnexpectedEnd)),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'N' | b'I') => {
+                let word: String = self.text[self.pos..].chars().take_while(char::is_ascii_alphabetic).collect();
+                Err(self.error(ErrorKind::NonStandardLiteral(word)))
+            }
+            Some(_) => Err(self.unexpected()),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, Error> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn enter(&self, depth: usize) -> Result<(), Error> {
+        if depth > self.limits.max_depth { Err(self.error(ErrorKind::TooDeep(self.limits.max_depth))) } else { Ok(()) }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, Error> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut map = BTreeMap::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(map));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let key_pos = self.pos;
+            let key = self.string()?;
+            self.skip_ws();
+            self.expect(b':')?;
+            self.skip_ws();
+            let value = self.value(depth)?;
+            match map.entry(key) {
+                Entry::Occupied(e) => {
+                    self.pos = key_pos;
+                    return Err(self.error(ErrorKind::DuplicateKey(e.key().clone())));
+                }
+                Entry::Vacant(e) => {
+                    e.insert(value);
+                }
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(map));
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, Error> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, Error> {
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        let mut i = self.pos;
+        let digits = |i: &mut usize| {
+            let s = *i;
+            while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i - s
+        };
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let int_start = i;
+        let n = digits(&mut i);
+        let mut ok = n > 0 && !(n > 1 && bytes[int_start] == b'0');
+        if ok && bytes.get(i) == Some(&b'.') {
+            i += 1;
+            ok = digits(&mut i) > 0;
+        }
+        if ok && matches!(bytes.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            ok = digits(&mut i) > 0;
+        }
+        // A number glued to letters (`1x`, `-Infinity`) is malformed as a whole.
+        while bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'.') {
+            i += 1;
+            ok = false;
+        }
+        let token = &self.text[start..i];
+        if !ok {
+            if token == "-Infinity" {
+                return Err(self.error(ErrorKind::NonStandardLiteral(token.to_owned())));
+            }
+            return Err(self.error(ErrorKind::BadNumber(token.to_owned())));
+        }
+        self.pos = i;
+        Ok(Value::Number(Number(token.to_owned())))
+    }
+
+    fn hex4(&mut self) -> Result<u32, Error> {
+        let Some(h) = self.text.get(self.pos..self.pos + 4) else {
+            return Err(self.error(ErrorKind::BadEscape));
+        };
+        if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(self.error(ErrorKind::BadEscape));
+        }
+        self.pos += 4;
+        Ok(u32::from_str_radix(h, 16).expect("four validated hex digits always parse"))
+    }
+
+    fn string(&mut self) -> Result<String, Error> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let rest = &self.text[self.pos..];
+            let run = rest.find(|c: char| c == '"' || c == '\\' || (c as u32) < 0x20);
+            let Some(run) = run else {
+                self.pos = self.text.len();
+                return Err(self.error(ErrorKind::UnexpectedEnd));
+            };
+            out.push_str(&rest[..run]);
+            self.pos += run;
+            let c = self.text.as_bytes()[self.pos];
+            match c {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    let Some(e) = self.peek() else {
+                        return Err(self.error(ErrorKind::UnexpectedEnd));
+                    };
+                    self.pos += 1;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let esc_start = self.pos - 2;
+                            let hi = self.hex4()?;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                if self.text[self.pos..].starts_with("\\u") {
+                                    self.pos += 2;
+                                    let lo = self.hex4()?;
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                                    } else {
+                                        self.pos = esc_start;
+                                        return Err(self.error(ErrorKind::LoneSurrogate(hi)));
+                                    }
+                                } else {
+                                    self.pos = esc_start;
+                                    return Err(self.error(ErrorKind::LoneSurrogate(hi)));
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                self.pos = esc_start;
+                                return Err(self.error(ErrorKind::LoneSurrogate(hi)));
+                            } else {
+                                hi
+                            };
+                            out.push(char::from_u32(code).expect("surrogates were excluded above"));
+                        }
+                        _ => {
+                            self.pos -= 2;
+                            return Err(self.error(ErrorKind::BadEscape));
+                        }
+                    }
+                }
+                other => return Err(self.error(ErrorKind::ControlCharacter(u32::from(other)))),
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+use super::*;
+use proptest::prelude::*;
+
+fn sha256_hex(b: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(b))
+}
+
+/// Vectors produced by CPython's `json` module (`test-vectors/json/python-json.json`).
+#[test]
+fn matches_cpython_serialisations() {
+    let raw = include_bytes!("../../test-vectors/json/python-json.json");
+    let doc = parse(raw).expect("vector file parses");
+    let cases = doc.get("cases").and_then(Value::as_array).expect("cases");
+    assert!(cases.len() >= 19);
+    for case in cases {
+        let id = case.get("id").and_then(Value::as_str).expect("id");
+        let input = case.get("input").and_then(Value::as_str).expect("input");
+        let v = parse(input.as_bytes()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let canon = canonical(&v);
+        assert_eq!(canon, case.get("canonical").and_then(Value::as_str).expect("canonical"), "{id}");
+        assert_eq!(sha256_hex(canon.as_bytes()), case.get("canonical_sha256").and_then(Value::as_str).expect("digest"), "{id}");
+        assert_eq!(python_pretty(&v, true), case.get("pretty_ascii").and_then(Value::as_str).expect("ascii"), "{id}");
+        assert_eq!(python_pretty(&v, false), case.get("pretty_raw").and_then(Value::as_str).expect("raw"), "{id}");
+    }
+}
+
+#[test]
+fn refuses_duplicate_keys_with_position() {
+    let e = parse(b"{\n  \"verdict\": \"BLOCKED\",\n  \"verdict\": \"PASS\"\n}").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DuplicateKey("verdict".into()));
+    assert_eq!((e.line, e.column), (3, 3));
+    // Nested objects are checked too.
+    assert!(matches!(parse(br#"{"a":{"b":1,"b":1}}"#).unwrap_err().kind, ErrorKind::DuplicateKey(_)));
+    // Equal keys written with different escapes are the same key.
+    assert!(matches!(parse(br#"{"a":1,"\u0061":2}"#).unwrap_err().kind, ErrorKind::DuplicateKey(_)));
+}
+
+#[test]
+fn refuses_malformed_documents() {
+    let bad: &[(&[u8], fn(&ErrorKind) -> bool)] = &[
+        (b"", |k| *k == ErrorKind::UnexpectedEnd),
+        (b"{\"a\":1,}", |k| matches!(k, ErrorKind::UnexpectedChar('}'))),
+        (b"[1,2", |k| *k == ErrorKind::UnexpectedEnd),
+        (b"01", |k| matches!(k, ErrorKind::BadNumber(_))),
+        (b"1.", |k| matches!(k, ErrorKind::BadNumber(_))),
+        (b"-", |k| matches!(k, ErrorKind::BadNumber(_))),
+        (b"NaN", |k| matches!(k, ErrorKind::NonStandardLiteral(_))),
+        (b"-Infinity", |k| matches!(k, ErrorKind::NonStandardLiteral(_))),
+        (b"\"\\ud800\"", |k| *k == ErrorKind::LoneSurrogate(0xd800)),
+        (b"\"\\udc00x\"", |k| *k == ErrorKind::LoneSurrogate(0xdc00)),
+        (b"\"a\nb\"", |k| *k == ErrorKind::ControlCharacter(10)),
+        (b"\"\\x\"", |k| *k == ErrorKind::BadEscape),
+        (b"{} {}", |k| *k == ErrorKind::TrailingData),
+        (b"\xef\xbb\xbf{}", |k| *k == ErrorKind::ByteOrderMark),
+        (b"{\"a\":\"\xff\"}", |k| *k == ErrorKind::InvalidUtf8),
+        (b"tru", |k| matches!(k, ErrorKind::UnexpectedChar('t'))),
+    ];
+    for (input, check) in bad {
+        let e = parse(input).expect_err(&String::from_utf8_lossy(input));
+        assert!(check(&e.kind), "{:?} gave {:?}", String::from_utf8_lossy(input), e.kind);
+    }
+}
+
+#[test]
+fn depth_limit_holds() {
+    let deep = "[".repeat(200) + &"]".repeat(200);
+    assert!(matches!(parse(deep.as_bytes()).unwrap_err().kind, ErrorKind::TooDeep(128)));
+    let ok = "[".repeat(128) + &"]".repeat(128);
+    assert!(parse(ok.as_bytes()).is_ok());
+}
+
+#[test]
+fn big_integers_survive() {
+    let v = parse(b"[123456789012345678901234567890, -0]").unwrap();
+    assert_eq!(canonical(&v), "[123456789012345678901234567890,0]");
+}
+
+fn arb_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| Value::Number(Number(write::python_float_repr(f)))),
+        "\\PC{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map("\\PC{0,6}", inner, 0..6).prop_map(Value::Object),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn canonical_and_pretty_round_trip(v in arb_value()) {
+        let c = canonical(&v);
+        prop_assert_eq!(parse(c.as_bytes()).unwrap(), v.clone());
+        prop_assert_eq!(canonical(&parse(python_pretty(&v, true).as_bytes()).unwrap()), c.clone());
+        prop_assert_eq!(canonical(&parse(python_pretty(&v, false).as_bytes()).unwrap()), c);
+    }
+
+    #[test]
+    fn parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let _ = parse(&bytes);
+    }
+
+    #[test]
+    fn float_repr_round_trips(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
+        let s = write::python_float_repr(f);
+        prop_assert_eq!(s.parse::<f64>().unwrap().to_bits(), f.to_bits());
+    }
+}

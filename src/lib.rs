@@ -1,0 +1,33 @@
+//! crossverify: an offline, third-party verifier and replayer for the supervision records AI
+//! research and coding agents leave in git.
+//!
+//! The library is organised like a set of crates: [`git`] (isolated, typed object access),
+//! [`manifest`] (SHA-256 manifests re-derived from commits, with a shared blob cache),
+//! [`json`] (strict parsing and the exact serialisations the protocols hash), one module per
+//! protocol ([`crossaudit`]), [`stats`] (finding-lifecycle figures and claim checks),
+//! [`checks`] (the registry of stable check codes), [`report`] (the one report object every
+//! command produces) and [`render`] (one file per output format). The library never prints;
+//! progress and cancellation come in through [`progress::Ctx`].
+//!
+//! ```no_run
+//! use crossverify::{git::{Repo, Scope}, manifest::{self, BlobHashes}, progress::Ctx};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let repo = Repo::open(std::path::Path::new("science"))?;
+//! let commit = repo.resolve("HEAD")?;
+//! let m = manifest::derive(&repo, commit, &Scope::new(["experiments"]), &BlobHashes::new(), Ctx::silent())?;
+//! for e in &m.entries {
+//!     let _ = (&e.display, e.value.marker());
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod checks;
+pub mod crossaudit;
+pub mod fixture;
+pub mod git;
+pub mod json;
+pub mod manifest;
+pub mod progress;
+pub mod render;
+pub mod report;
+pub mod stats;

@@ -1,0 +1,331 @@
+//! Manifest re-derivation: the SHA-256 of every tracked regular file under some scope at a
+//! commit, read from git objects (never a working tree).
+//!
+//! Hashing goes through a [`BlobHashes`] cache keyed by blob id: a blob shared by many
+//! commits, receipts or cycles is inflated and hashed once per run, and the distinct blobs
+//! are hashed in parallel, each worker with its own repository handle. Entries that are not
+//! regular files (symlinks, submodules) and paths that are not UTF-8 are reported as such,
+//! never silently hashed or dropped.
+
+mod checks;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
+use gix::bstr::{BString, ByteSlice};
+use rayon::prelude::*;
+use sha2::Digest as _;
+
+pub use checks::{BLOB_READABLE, CHECKS, SCOPE_MATCHES, SPECIAL_ENTRIES, manifest_results};
+
+use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
+use crate::progress::{Ctx, Interrupted};
+
+/// A SHA-256 digest.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Digest(pub [u8; 32]);
+
+impl Digest {
+    /// SHA-256 of `bytes`.
+    #[must_use]
+    pub fn of(bytes: &[u8]) -> Self {
+        Digest(sha2::Sha256::digest(bytes).into())
+    }
+
+    /// Lowercase hex.
+    #[must_use]
+    pub fn hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// Parses 64 lowercase or uppercase hex digits.
+    #[must_use]
+    pub fn from_hex(s: &str) -> Option<Self> {
+        let mut out = [0u8; 32];
+        hex::decode_to_slice(s, &mut out).ok().map(|()| Digest(out))
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({})", self.hex())
+    }
+}
+
+/// Failure to derive a manifest at all (as opposed to one unreadable blob, which is an entry).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Commit or trees could not be read.
+    #[error(transparent)]
+    Git(#[from] git::Error),
+    /// The caller interrupted the run.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+}
+
+/// Counters of a [`BlobHashes`] cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HashStats {
+    /// Distinct blobs inflated and hashed.
+    pub blobs_hashed: u64,
+    /// Bytes hashed.
+    pub bytes_hashed: u64,
+    /// Lookups answered from the cache.
+    pub cache_hits: u64,
+}
+
+/// SHA-256 of blobs by id, computed at most once per run.
+#[derive(Default)]
+pub struct BlobHashes {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    digests: HashMap<ObjectId, Result<Digest, String>>,
+    stats: HashStats,
+}
+
+impl BlobHashes {
+    /// An empty cache.
+    #[must_use]
+    pub fn new() -> Self {
+        BlobHashes::default()
+    }
+
+    /// Hashes every blob in `ids` that is not cached yet, in parallel. Unreadable blobs are
+    /// remembered with their reason; only an interrupt aborts.
+    ///
+    /// # Errors
+    /// [`Interrupted`] when the caller asked to stop.
+    pub fn hash_all(&self, repo: &SharedRepo, ids: impl IntoIterator<Item = ObjectId>, ctx: Ctx<'_>) -> Result<(), Interrupted> {
+        let mut todo: Vec<ObjectId> = {
+            let inner = self.inner.lock().expect("hash cache lock is never poisoned: workers do not panic while holding it");
+            let mut seen = std::collections::HashSet::new();
+            ids.into_iter().filter(|id| !inner.digests.contains_key(id) && seen.insert(*id)).collect()
+        };
+        // Sorting by id spreads pack reads deterministically; the result does not depend on it.
+        todo.sort_unstable();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        ctx.progress.start("hashing blobs", todo.len() as u64);
+        let results: Vec<(ObjectId, Result<Digest, String>, u64)> = todo
+            .par_iter()
+            .map_init(
+                || repo.local(),
+                |r, id| {
+                    if ctx.check().is_err() {
+                        return None;
+                    }
+                    let out = match r.blob(*id) {
+                        Ok(data) => {
+                            let n = data.len() as u64;
+                            ctx.progress.bytes(n);
+                            (*id, Ok(Digest::of(&data)), n)
+                        }
+                        Err(e) => (*id, Err(e.to_string()), 0),
+                    };
+                    ctx.progress.advance(1);
+                    Some(out)
+                },
+            )
+            .collect::<Option<Vec<_>>>()
+            .ok_or(Interrupted)?;
+        ctx.progress.finish();
+        let mut inner = self.inner.lock().expect("hash cache lock is never poisoned");
+        for (id, digest, n) in results {
+            inner.stats.blobs_hashed += 1;
+            inner.stats.bytes_hashed += n;
+            inner.digests.insert(id, digest);
+        }
+        Ok(())
+    }
+
+    /// The digest of a blob hashed earlier, or why it could not be read. `None` when the blob
+    /// was never requested.
+    #[must_use]
+    pub fn get(&self, id: ObjectId) -> Option<Result<Digest, String>> {
+        let mut inner = self.inner.lock().expect("hash cache lock is never poisoned");
+        let hit = inner.digests.get(&id).cloned();
+        if hit.is_some() {
+            inner.stats.cache_hits += 1;
+        }
+        hit
+    }
+
+    /// Counters so far.
+    #[must_use]
+    pub fn stats(&self) -> HashStats {
+        self.inner.lock().expect("hash cache lock is never poisoned").stats
+    }
+}
+
+/// What a manifest entry records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// SHA-256 of a regular file's blob.
+    Digest(Digest),
+    /// A symbolic link: not hashed.
+    Symlink,
+    /// A submodule (gitlink): nothing to hash here.
+    Submodule,
+    /// A regular file whose path is not UTF-8: cannot be a JSON manifest key.
+    NonUtf8Path,
+    /// The blob could not be read.
+    Unreadable(String),
+}
+
+impl Value {
+    /// The JSON value: the hex digest, or a marker string.
+    #[must_use]
+    pub fn marker(&self) -> String {
+        match self {
+            Value::Digest(d) => d.hex(),
+            Value::Symlink => "symlink".to_owned(),
+            Value::Submodule => "submodule".to_owned(),
+            Value::NonUtf8Path => "non-utf8-path".to_owned(),
+            Value::Unreadable(_) => "unreadable".to_owned(),
+        }
+    }
+}
+
+/// One manifest entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Raw path bytes.
+    pub path: BString,
+    /// The path as shown in reports (C-quoted when not UTF-8).
+    pub display: String,
+    /// Tree entry kind.
+    pub kind: EntryKind,
+    /// Object id of the entry.
+    pub id: ObjectId,
+    /// Recorded value.
+    pub value: Value,
+}
+
+/// A derived manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The commit it was derived from.
+    pub commit: ObjectId,
+    /// That commit's tree.
+    pub tree: ObjectId,
+    /// The scope used.
+    pub scope: Scope,
+    /// Entries sorted by raw path bytes.
+    pub entries: Vec<Entry>,
+}
+
+impl Manifest {
+    /// `path → digest or marker`, in path order, for JSON output.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.entries.iter().map(|e| (e.display.clone(), serde_json::Value::String(e.value.marker()))).collect()
+    }
+
+    /// Number of entries.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is in scope.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Lists the entries in scope at `commit` without hashing.
+///
+/// # Errors
+/// Missing or corrupt commit/trees.
+pub fn list(repo: &Repo, commit: ObjectId, scope: &Scope) -> Result<(ObjectId, Vec<git::TreeEntry>), git::Error> {
+    let tree = repo.commit(commit)?.tree;
+    Ok((tree, repo.walk(tree, scope)?))
+}
+
+/// Derives the manifest of `commit` under `scope`, hashing through `hashes`.
+///
+/// # Errors
+/// Missing or corrupt commit/trees, or an interrupt. Unreadable blobs become
+/// [`Value::Unreadable`] entries instead.
+pub fn derive(repo: &Repo, commit: ObjectId, scope: &Scope, hashes: &BlobHashes, ctx: Ctx<'_>) -> Result<Manifest, Error> {
+    let (tree, listed) = list(repo, commit, scope)?;
+    hashes.hash_all(&repo.shared(), listed.iter().filter(|e| e.kind.is_file()).map(|e| e.id), ctx)?;
+    Ok(assemble(commit, tree, scope, listed, hashes))
+}
+
+/// Builds a manifest from listed entries whose blobs are already in `hashes`.
+#[must_use]
+pub fn assemble(commit: ObjectId, tree: ObjectId, scope: &Scope, listed: Vec<git::TreeEntry>, hashes: &BlobHashes) -> Manifest {
+    let entries = listed
+        .into_iter()
+        .map(|e| {
+            let value = match e.kind {
+                EntryKind::Symlink => Value::Symlink,
+                EntryKind::Submodule => Value::Submodule,
+                _ if e.path.to_str().is_err() => Value::NonUtf8Path,
+                _ => match hashes.get(e.id) {
+                    Some(Ok(d)) => Value::Digest(d),
+                    Some(Err(reason)) => Value::Unreadable(reason),
+                    None => Value::Unreadable("blob was not hashed".to_owned()),
+                },
+            };
+            Entry { display: git::display_path(e.path.as_bstr()), path: e.path, kind: e.kind, id: e.id, value }
+        })
+        .collect();
+    Manifest { commit, tree, scope: scope.clone(), entries }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// `crossverify manifest REPO REV [--scope PREFIX]...`: derives the manifest and reports the
+/// foundation checks on it. The JSON report carries `"manifest": {path: digest or marker}`.
+///
+/// # Errors
+/// The repository cannot be opened, the revision does not resolve, or trees are unreadable.
+pub fn command(path: &std::path::Path, rev: &str, scopes: &[String], ctx: Ctx<'_>) -> Result<crate::report::Report, Error> {
+    let repo = Repo::open(path)?;
+    let commit = repo.resolve(rev)?;
+    let scope = Scope::new(scopes);
+    let hashes = BlobHashes::new();
+    let m = derive(&repo, commit, &scope, &hashes, ctx)?;
+    let mut report = crate::report::Report::new("manifest");
+    report.input("repository", path.display().to_string());
+    report.input("rev", rev);
+    report.input("commit", commit.to_string());
+    report.input("tree", m.tree.to_string());
+    report.input("scope", scope.prefixes());
+    report.results = manifest_results(&m, "repository");
+    let st = hashes.stats();
+    report.stats.insert("entries".into(), m.entries.len().into());
+    report.stats.insert("blobsHashed".into(), st.blobs_hashed.into());
+    report.stats.insert("bytesHashed".into(), st.bytes_hashed.into());
+    report.section("manifest", serde_json::Value::Object(m.to_json()));
+    let rows = m
+        .entries
+        .iter()
+        .map(|e| vec![serde_json::Value::String(e.display.clone()), e.value.marker().into()])
+        .collect();
+    report.views.push(crate::report::View::Table(crate::report::Table {
+        id: "manifest".into(),
+        title: format!("Manifest of {commit}"),
+        columns: vec!["path".into(), "sha256".into()],
+        rows,
+        note: None,
+    }));
+    report.finish();
+    Ok(report)
+}

@@ -1,0 +1,178 @@
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use comfy_table::{Cell, Color, ContentArrangement, Table as CTable, presets};
+use serde_json::Value;
+
+use super::Options;
+use crate::report::{Level, Outcome, Report, Verdict, View};
+
+/// Text shown for a figure the input cannot support.
+pub(crate) const NOT_MEASURED: &str = "not measured";
+
+pub(super) fn render(report: &Report, opts: &Options) -> String {
+    let mut out = String::new();
+    // Text sections (a doc page) are documents: printed verbatim, and alone when there is
+    // nothing to judge.
+    for v in report.sections.values() {
+        if let Value::String(text) = v {
+            out.push_str(text);
+        }
+    }
+    if report.results.is_empty() && report.views.is_empty() && !out.is_empty() {
+        return out;
+    }
+    let verdict = match report.outcome {
+        Verdict::Verified => "VERIFIED",
+        Verdict::Failed => "FAILED",
+        Verdict::Inconclusive => "INCONCLUSIVE",
+    };
+    let _ = writeln!(out, "crossverify {} · {verdict} (exit {})", report.command, report.exit_code());
+    for (k, v) in &report.inputs {
+        let _ = writeln!(out, "  {k}: {}", scalar(v));
+    }
+    for view in &report.views {
+        match view {
+            View::Table(t) => {
+                let _ = writeln!(out, "\n{}", t.title);
+                let mut tb = new_table(opts);
+                tb.set_header(t.columns.iter().map(|c| Cell::new(c)).collect::<Vec<_>>());
+                for row in &t.rows {
+                    tb.add_row(row.iter().map(|c| colored(&scalar(c), opts)).collect::<Vec<_>>());
+                }
+                let _ = writeln!(out, "{tb}");
+                if let Some(n) = &t.note {
+                    let _ = writeln!(out, "{n}");
+                }
+            }
+            View::Chart(c) => {
+                // Terminals get the numbers; the HTML report draws them.
+                let _ = writeln!(out, "\n{}", c.title);
+                let mut tb = new_table(opts);
+                tb.set_header(vec![Cell::new(""), Cell::new(&c.y_label)]);
+                for p in &c.points {
+                    let v = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
+                    let label = match &p.category {
+                        Some(cat) => format!("{} ({cat})", p.label),
+                        None => p.label.clone(),
+                    };
+                    tb.add_row(vec![Cell::new(label), Cell::new(v)]);
+                }
+                let _ = writeln!(out, "{tb}");
+            }
+        }
+    }
+    if !report.results.is_empty() {
+        let _ = writeln!(out, "\nChecks");
+        let mut by_code: BTreeMap<&str, (Level, [usize; 5])> = BTreeMap::new();
+        for r in &report.results {
+            let e = by_code.entry(&r.code).or_insert((r.level, [0; 5]));
+            let i = Outcome::ALL.iter().position(|o| *o == r.outcome).expect("ALL lists every outcome");
+            e.1[i] += 1;
+        }
+        let mut tb = new_table(opts);
+        let mut header = vec![Cell::new("code"), Cell::new("check"), Cell::new("level")];
+        header.extend(Outcome::ALL.iter().map(|o| Cell::new(o.as_str())));
+        tb.set_header(header);
+        for (code, (level, counts)) in &by_code {
+            let name = crate::checks::find(code).map_or("", |c| c.name);
+            let mut row = vec![Cell::new(code), Cell::new(name), Cell::new(level.as_str())];
+            for (o, n) in Outcome::ALL.iter().zip(counts) {
+                row.push(if *n == 0 { Cell::new("") } else { colored_count(*o, *n, opts) });
+            }
+            tb.add_row(row);
+        }
+        let _ = writeln!(out, "{tb}");
+        let notable: Vec<_> = report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
+        if !notable.is_empty() {
+            let _ = writeln!(out, "\nResults that did not pass");
+            let mut tb = new_table(opts);
+            tb.set_header(vec!["outcome", "level", "code", "subject", "message"]);
+            for r in notable {
+                tb.add_row(vec![
+                    colored(r.outcome.as_str(), opts),
+                    Cell::new(r.level.as_str()),
+                    Cell::new(&r.code),
+                    Cell::new(&r.subject),
+                    Cell::new(&r.message),
+                ]);
+            }
+            let _ = writeln!(out, "{tb}");
+        }
+    }
+    if report.results.is_empty() {
+        return out;
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "\n{} result(s): {} passed, {} failed ({} error, {} warning), {} cantTell, {} inapplicable, {} untested",
+        s.total, s.passed, s.failed, s.errors, s.warnings, s.cant_tell, s.inapplicable, s.untested
+    );
+    let why = match report.outcome {
+        Verdict::Verified => "verified: every error-level check passed or did not apply",
+        Verdict::Failed => "failed: an error-level check failed",
+        Verdict::Inconclusive => "inconclusive: nothing failed, but an error-level check could not be decided (cantTell/untested)",
+    };
+    let _ = writeln!(out, "{why}");
+    out
+}
+
+fn new_table(opts: &Options) -> CTable {
+    let mut t = CTable::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    // Never ask the terminal: the caller decides width and colour, so output is reproducible.
+    t.force_no_tty();
+    if opts.color {
+        t.enforce_styling();
+    }
+    if let Some(w) = opts.width {
+        t.set_width(w);
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+    }
+    t
+}
+
+pub(crate) fn scalar(v: &Value) -> String {
+    match v {
+        Value::Null => NOT_MEASURED.to_owned(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), fmt_num),
+        Value::Bool(b) => b.to_string(),
+        other => other.to_string(),
+    }
+}
+
+pub(crate) fn fmt_num(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{f:.0}")
+    } else {
+        let s = format!("{f:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+fn color_of(word: &str) -> Option<Color> {
+    match word {
+        "passed" | "enforced" | "verified" | "PASS" | "yes" => Some(Color::Green),
+        "failed" | "violated" | "BLOCK" | "BLOCKED" | "ESCALATE" | "no" => Some(Color::Red),
+        "cantTell" | "untested" | NOT_MEASURED | "inconclusive" | "PASS_WITH_CAVEATS" | "DCL_ONLY" => Some(Color::Yellow),
+        _ => None,
+    }
+}
+
+fn colored(text: &str, opts: &Options) -> Cell {
+    let cell = Cell::new(text);
+    match (opts.color, color_of(text)) {
+        (true, Some(c)) => cell.fg(c),
+        _ => cell,
+    }
+}
+
+fn colored_count(o: Outcome, n: usize, opts: &Options) -> Cell {
+    let cell = Cell::new(n);
+    match (opts.color, color_of(o.as_str())) {
+        (true, Some(c)) if o != Outcome::Passed => cell.fg(c),
+        _ => cell,
+    }
+}

@@ -1,0 +1,451 @@
+//! The report: the one object every command produces and every renderer renders.
+//!
+//! A command builds a [`Report`], adds [`CheckResult`]s, statistics, sections and views, then
+//! calls [`Report::finish`], which derives the top-level [`Verdict`] and the counts from the
+//! results. The exit code ([`Report::exit_code`]) is a pure function of that verdict, so the
+//! process status and `--format json` can never disagree.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::checks::Check;
+
+/// Version of the JSON report layout; bumped only for incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Result of one check on one subject (the five EARL outcomes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The evidence was seen and satisfies the check.
+    Passed,
+    /// The evidence contradicts the check.
+    Failed,
+    /// The evidence needed is missing or cannot be verified.
+    CantTell,
+    /// The check does not apply to this subject.
+    Inapplicable,
+    /// The check was not run (the capability is missing here); never a pass.
+    Untested,
+}
+
+impl Outcome {
+    /// All outcomes, in report order.
+    pub const ALL: [Outcome; 5] =
+        [Outcome::Passed, Outcome::Failed, Outcome::CantTell, Outcome::Inapplicable, Outcome::Untested];
+
+    /// The wire name (`cantTell`, …).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::CantTell => "cantTell",
+            Outcome::Inapplicable => "inapplicable",
+            Outcome::Untested => "untested",
+        }
+    }
+}
+
+/// How much a failed check matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// A failure fails the run; `cantTell`/`untested` makes it inconclusive.
+    Error,
+    /// Reported, never changes the verdict.
+    Warning,
+    /// Context for the reader.
+    Info,
+}
+
+impl Level {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Info => "info",
+        }
+    }
+}
+
+/// The run's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every error-level check passed (or did not apply).
+    Verified,
+    /// An error-level check failed.
+    Failed,
+    /// Nothing failed, but an error-level check could not be decided.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Failed => "failed",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// Process exit code: 0 verified, 1 failed, 3 inconclusive (2 is "could not run", which
+    /// never has a report).
+    #[must_use]
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Verified => 0,
+            Verdict::Failed => 1,
+            Verdict::Inconclusive => 3,
+        }
+    }
+}
+
+/// Where a result points, for SARIF and links.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    /// Which repository (`science`, `audit`) or input the path belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// Repository-relative path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Commit the path was read at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+/// One check applied to one subject.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// Stable check code (`CV-A701`).
+    pub code: String,
+    /// Severity of a failure.
+    pub level: Level,
+    /// What was found.
+    pub outcome: Outcome,
+    /// What was checked (a cycle, a receipt path, a finding…).
+    pub subject: String,
+    /// One sentence a reader can act on.
+    pub message: String,
+    /// Where, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// Expected and actual values and anything else that backs the outcome.
+    #[serde(default)]
+    pub evidence: BTreeMap<String, Value>,
+}
+
+impl CheckResult {
+    /// A result for `check` with its registered level.
+    #[must_use]
+    pub fn new(check: &Check, outcome: Outcome, subject: impl Into<String>, message: impl Into<String>) -> Self {
+        CheckResult {
+            code: check.code.to_owned(),
+            level: check.level,
+            outcome,
+            subject: subject.into(),
+            message: message.into(),
+            location: None,
+            evidence: BTreeMap::new(),
+        }
+    }
+
+    /// Adds one evidence entry.
+    #[must_use]
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.evidence.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Sets the location.
+    #[must_use]
+    pub fn at(mut self, repository: Option<&str>, path: Option<&str>, commit: Option<&str>) -> Self {
+        self.location = Some(Location {
+            repository: repository.map(str::to_owned),
+            path: path.map(str::to_owned),
+            commit: commit.map(str::to_owned),
+        });
+        self
+    }
+}
+
+/// Name and version of the tool that wrote the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    /// Always `crossverify`.
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool { name: env!("CARGO_PKG_NAME").to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() }
+    }
+}
+
+/// Counts of results by outcome.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Results in total.
+    pub total: usize,
+    /// `passed` results.
+    pub passed: usize,
+    /// `failed` results.
+    pub failed: usize,
+    /// `cantTell` results.
+    pub cant_tell: usize,
+    /// `inapplicable` results.
+    pub inapplicable: usize,
+    /// `untested` results.
+    pub untested: usize,
+    /// Failed results at level error.
+    pub errors: usize,
+    /// Failed results at level warning.
+    pub warnings: usize,
+}
+
+/// A presentational table: renderers show it as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Stable identifier (`conformance`, `cycles`…), used for anchors and CSV file names.
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Rows of cells (strings, numbers or null for "not measured").
+    pub rows: Vec<Vec<Value>>,
+    /// A sentence under the table, e.g. what "not measured" means here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Kind of chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChartKind {
+    /// One bar per point.
+    Bars,
+    /// Bars over bins; points are bins.
+    Histogram,
+    /// One coloured mark per point, in order; `category` picks the colour.
+    Timeline,
+}
+
+/// One point of a chart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Axis label.
+    pub label: String,
+    /// Height; `None` when not measured (drawn as a gap, never as zero).
+    pub value: Option<f64>,
+    /// Category for colouring (a decision, an outcome).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+/// A chart the HTML renderer draws as inline SVG.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chart {
+    /// Stable identifier.
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// How to draw it.
+    pub chart: ChartKind,
+    /// Axis caption for values.
+    pub y_label: String,
+    /// Data.
+    pub points: Vec<Point>,
+    /// A sentence under the chart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A presentational block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum View {
+    /// A table.
+    Table(Table),
+    /// A chart.
+    Chart(Chart),
+}
+
+/// The report object (`--format json` prints exactly this).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Layout version of this object.
+    pub schema_version: u32,
+    /// Who wrote it.
+    pub tool: Tool,
+    /// The command that ran (`ledger`, `manifest`…).
+    pub command: String,
+    /// Resolved inputs: commits, paths, options. Enough to replay the run.
+    pub inputs: BTreeMap<String, Value>,
+    /// The verdict, derived from `results` by [`Report::finish`].
+    pub outcome: Verdict,
+    /// Counts by outcome.
+    pub summary: Summary,
+    /// Every check result, sorted.
+    pub results: Vec<CheckResult>,
+    /// Figures; a figure the input cannot support is `null` beside a reason, never 0.
+    pub stats: BTreeMap<String, Value>,
+    /// Command-specific sections at top level (`manifest`, `admission`…).
+    #[serde(flatten)]
+    pub sections: BTreeMap<String, Value>,
+    /// Tables and charts for the human formats.
+    pub views: Vec<View>,
+}
+
+impl Report {
+    /// An empty report for `command`.
+    #[must_use]
+    pub fn new(command: &str) -> Self {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::default(),
+            command: command.to_owned(),
+            inputs: BTreeMap::new(),
+            outcome: Verdict::Verified,
+            summary: Summary::default(),
+            results: Vec::new(),
+            stats: BTreeMap::new(),
+            sections: BTreeMap::new(),
+            views: Vec::new(),
+        }
+    }
+
+    /// Records an input.
+    pub fn input(&mut self, key: &str, value: impl Into<Value>) {
+        self.inputs.insert(key.to_owned(), value.into());
+    }
+
+    /// Adds a top-level section.
+    ///
+    /// # Panics
+    /// When `key` is one of the report's own fields: that would corrupt the JSON contract.
+    pub fn section(&mut self, key: &str, value: impl Into<Value>) {
+        assert!(
+            !matches!(
+                key,
+                "schemaVersion" | "tool" | "command" | "inputs" | "outcome" | "summary" | "results" | "stats" | "views"
+            ),
+            "section {key} would shadow a report field"
+        );
+        self.sections.insert(key.to_owned(), value.into());
+    }
+
+    /// Sorts results, counts them and derives the verdict. Call once all results are in.
+    pub fn finish(&mut self) {
+        self.results.sort_by(|a, b| {
+            (&a.code, &a.subject, a.outcome, &a.message).cmp(&(&b.code, &b.subject, b.outcome, &b.message))
+        });
+        self.results.dedup();
+        let mut s = Summary { total: self.results.len(), ..Summary::default() };
+        for r in &self.results {
+            match r.outcome {
+                Outcome::Passed => s.passed += 1,
+                Outcome::Failed => s.failed += 1,
+                Outcome::CantTell => s.cant_tell += 1,
+                Outcome::Inapplicable => s.inapplicable += 1,
+                Outcome::Untested => s.untested += 1,
+            }
+            if r.outcome == Outcome::Failed {
+                match r.level {
+                    Level::Error => s.errors += 1,
+                    Level::Warning => s.warnings += 1,
+                    Level::Info => {}
+                }
+            }
+        }
+        self.summary = s;
+        self.outcome = verdict_of(&self.results);
+    }
+
+    /// Exit code of the run this report describes.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.outcome.exit_code()
+    }
+}
+
+/// The verdict rule: error-level failures fail; error-level `cantTell`/`untested` make the run
+/// inconclusive; warnings and info never change the verdict.
+#[must_use]
+pub fn verdict_of(results: &[CheckResult]) -> Verdict {
+    let required = results.iter().filter(|r| r.level == Level::Error);
+    let mut inconclusive = false;
+    for r in required {
+        match r.outcome {
+            Outcome::Failed => return Verdict::Failed,
+            Outcome::CantTell | Outcome::Untested => inconclusive = true,
+            Outcome::Passed | Outcome::Inapplicable => {}
+        }
+    }
+    if inconclusive { Verdict::Inconclusive } else { Verdict::Verified }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(level: Level, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            code: "CV-T001".into(),
+            level,
+            outcome,
+            subject: String::new(),
+            message: String::new(),
+            location: None,
+            evidence: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn verdict_rules() {
+        use Level::*;
+        use Outcome::*;
+        assert_eq!(verdict_of(&[]), Verdict::Verified);
+        assert_eq!(verdict_of(&[r(Error, Passed), r(Error, Inapplicable)]), Verdict::Verified);
+        assert_eq!(verdict_of(&[r(Warning, Failed), r(Info, CantTell)]), Verdict::Verified);
+        assert_eq!(verdict_of(&[r(Error, Passed), r(Error, CantTell)]), Verdict::Inconclusive);
+        assert_eq!(verdict_of(&[r(Error, Untested)]), Verdict::Inconclusive);
+        assert_eq!(verdict_of(&[r(Error, CantTell), r(Error, Failed)]), Verdict::Failed);
+        assert_eq!(Verdict::Verified.exit_code(), 0);
+        assert_eq!(Verdict::Failed.exit_code(), 1);
+        assert_eq!(Verdict::Inconclusive.exit_code(), 3);
+    }
+
+    #[test]
+    fn json_round_trips_and_uses_wire_names() {
+        let mut rep = Report::new("demo");
+        rep.results.push(r(Level::Error, Outcome::CantTell));
+        rep.section("manifest", serde_json::json!({"a": "00"}));
+        rep.finish();
+        let text = serde_json::to_string(&rep).unwrap();
+        assert!(text.contains("\"outcome\":\"cantTell\""));
+        assert!(text.contains("\"outcome\":\"inconclusive\""));
+        assert!(text.contains("\"manifest\":{\"a\":\"00\"}"));
+        let back: Report = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, rep);
+    }
+
+    #[test]
+    #[should_panic(expected = "shadow")]
+    fn sections_cannot_shadow_fields() {
+        Report::new("x").section("results", 1);
+    }
+}

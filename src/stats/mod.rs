@@ -1,0 +1,6 @@
+//! Finding-lifecycle statistics.
+
+use crate::checks::Check;
+
+/// Checks owned by this module.
+pub static CHECKS: &[&Check] = &[];
