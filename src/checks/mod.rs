@@ -73,12 +73,8 @@ pub struct Check {
 /// Every registered check, sorted by code.
 #[must_use]
 pub fn all() -> Vec<&'static Check> {
-    let mut v: Vec<&'static Check> = crate::manifest::CHECKS
-        .iter()
-        .chain(crate::crossaudit::CHECKS)
-        .chain(crate::stats::CHECKS)
-        .copied()
-        .collect();
+    let mut v: Vec<&'static Check> =
+        crate::manifest::CHECKS.iter().chain(crate::crossaudit::CHECKS).chain(crate::stats::CHECKS).copied().collect();
     v.sort_by_key(|c| c.code);
     v
 }

@@ -1,5 +1,7 @@
 //! CrossAudit ledgers and receipts.
 
+pub mod mint;
+
 use crate::checks::Check;
 
 /// Checks owned by this module.

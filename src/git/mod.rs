@@ -7,7 +7,7 @@
 
 mod tree;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub use gix::ObjectId;
@@ -94,7 +94,10 @@ impl Error {
     /// history) rather than a misuse such as an unknown path.
     #[must_use]
     pub fn is_evidence_gap(&self) -> bool {
-        matches!(self, Error::MissingObject { .. } | Error::CorruptObject { .. } | Error::Shallow { .. } | Error::TooLarge { .. })
+        matches!(
+            self,
+            Error::MissingObject { .. } | Error::CorruptObject { .. } | Error::Shallow { .. } | Error::TooLarge { .. }
+        )
     }
 }
 
@@ -181,7 +184,9 @@ impl Repo {
         let shallow = match inner.shallow_commits() {
             Ok(Some(c)) => Some(c.iter().copied().collect()),
             Ok(None) => None,
-            Err(e) => return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") }),
+            Err(e) => {
+                return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") });
+            }
         };
         Ok(Repo { inner, path: path.to_owned(), shallow })
     }
@@ -221,7 +226,9 @@ impl Repo {
     fn missing(&self, id: ObjectId, what: &'static str) -> Error {
         let hint = if self.shallow.is_some() {
             format!(" (shallow clone: run `git fetch --unshallow` in {})", self.path.display())
-        } else if self.path.join(".git/objects/info/alternates").exists() || self.path.join("objects/info/alternates").exists() {
+        } else if self.path.join(".git/objects/info/alternates").exists()
+            || self.path.join("objects/info/alternates").exists()
+        {
             " (the repository borrows objects through alternates; verify the full clone)".to_owned()
         } else {
             String::new()
@@ -260,7 +267,11 @@ impl Repo {
     pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
         let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
         let id = self.inner.rev_parse_single(rev).map_err(|e| spec_err(first_line(&e.to_string())))?.detach();
-        let obj = self.inner.try_find_object(id).map_err(|e| spec_err(e.to_string()))?.ok_or_else(|| self.missing(id, "object"))?;
+        let obj = self
+            .inner
+            .try_find_object(id)
+            .map_err(|e| spec_err(e.to_string()))?
+            .ok_or_else(|| self.missing(id, "object"))?;
         let peeled = obj.peel_to_kind(gix::object::Kind::Commit).map_err(|e| spec_err(first_line(&e.to_string())))?;
         Ok(peeled.id)
     }
@@ -271,10 +282,16 @@ impl Repo {
     /// Missing or corrupt commit.
     pub fn commit(&self, id: ObjectId) -> Result<Commit> {
         let data = self.object(id, gix::object::Kind::Commit, "commit")?;
-        let c = gix::objs::CommitRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "commit", e))?;
+        let c = gix::objs::CommitRef::from_bytes(&data, gix::hash::Kind::Sha1)
+            .map_err(|e| self.corrupt(id, "commit", e))?;
         let person = |s: gix::actor::SignatureRef<'_>| -> Result<Person> {
             let t = s.time().map_err(|e| self.corrupt(id, "commit", e))?;
-            Ok(Person { name: s.name.to_str_lossy().into_owned(), email: s.email.to_str_lossy().into_owned(), time: t.seconds, offset: t.offset })
+            Ok(Person {
+                name: s.name.to_str_lossy().into_owned(),
+                email: s.email.to_str_lossy().into_owned(),
+                time: t.seconds,
+                offset: t.offset,
+            })
         };
         Ok(Commit {
             id,
@@ -313,7 +330,13 @@ impl Repo {
     pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
         let size = self.blob_size(id)?;
         if size > MAX_RECORD_BYTES {
-            return Err(Error::TooLarge { path: self.path.clone(), id, what: what.to_owned(), size, limit: MAX_RECORD_BYTES });
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                id,
+                what: what.to_owned(),
+                size,
+                limit: MAX_RECORD_BYTES,
+            });
         }
         self.blob(id)
     }
@@ -324,8 +347,13 @@ impl Repo {
     /// Missing or corrupt tree.
     pub fn tree_children(&self, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>> {
         let data = self.object(id, gix::object::Kind::Tree, "tree")?;
-        let tree = gix::objs::TreeRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "tree", e))?;
-        Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
+        let tree =
+            gix::objs::TreeRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "tree", e))?;
+        Ok(tree
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned()))
+            .collect())
     }
 
     /// The entry at `path` (`/`-separated) below `tree`, if any.
@@ -367,7 +395,7 @@ impl Repo {
     /// # Errors
     /// A missing commit (with the unshallow hint on shallow clones).
     pub fn history(&self, tip: ObjectId) -> Result<Vec<Commit>> {
-        let mut commits: HashMap<ObjectId, Commit> = HashMap::new();
+        let mut commits: BTreeMap<ObjectId, Commit> = BTreeMap::new();
         let mut stack = vec![tip];
         let grafted: HashSet<ObjectId> = self.shallow.iter().flatten().copied().collect();
         while let Some(id) = stack.pop() {
@@ -468,23 +496,22 @@ impl Repo {
     }
 }
 
-fn topo_sort(mut commits: HashMap<ObjectId, Commit>) -> Vec<Commit> {
+fn topo_sort(mut commits: BTreeMap<ObjectId, Commit>) -> Vec<Commit> {
     // Kahn's algorithm over child counts; ready commits are taken in (time, id) order so the
     // result does not depend on hash-map iteration.
-    let mut pending: HashMap<ObjectId, usize> = HashMap::new();
+    let mut pending: BTreeMap<ObjectId, usize> = BTreeMap::new();
     for c in commits.values() {
         let n = c.parents.iter().filter(|p| commits.contains_key(*p)).count();
         pending.insert(c.id, n);
     }
-    let mut children: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+    let mut children: BTreeMap<ObjectId, Vec<ObjectId>> = BTreeMap::new();
     for c in commits.values() {
         for p in &c.parents {
             children.entry(*p).or_default().push(c.id);
         }
     }
     let mut ready: BTreeMap<(i64, ObjectId), ()> = BTreeMap::new();
-    let mut ids: Vec<ObjectId> = pending.iter().filter(|(_, n)| **n == 0).map(|(id, _)| *id).collect();
-    ids.sort();
+    let ids: Vec<ObjectId> = pending.iter().filter(|(_, n)| **n == 0).map(|(id, _)| *id).collect();
     for id in ids {
         ready.insert((commits[&id].committer.time, id), ());
     }

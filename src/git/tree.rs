@@ -134,7 +134,13 @@ fn join(base: &BString, name: &BStr) -> BString {
     p
 }
 
-pub(super) fn walk(repo: &Repo, tree: ObjectId, base: &mut BString, scope: &Scope, out: &mut Vec<TreeEntry>) -> Result<()> {
+pub(super) fn walk(
+    repo: &Repo,
+    tree: ObjectId,
+    base: &mut BString,
+    scope: &Scope,
+    out: &mut Vec<TreeEntry>,
+) -> Result<()> {
     for (name, kind, id) in repo.tree_children(tree)? {
         let path = join(base, name.as_bstr());
         if kind == EntryKind::Tree {

@@ -19,7 +19,11 @@ fn matches_cpython_serialisations() {
         let v = parse(input.as_bytes()).unwrap_or_else(|e| panic!("{id}: {e}"));
         let canon = canonical(&v);
         assert_eq!(canon, case.get("canonical").and_then(Value::as_str).expect("canonical"), "{id}");
-        assert_eq!(sha256_hex(canon.as_bytes()), case.get("canonical_sha256").and_then(Value::as_str).expect("digest"), "{id}");
+        assert_eq!(
+            sha256_hex(canon.as_bytes()),
+            case.get("canonical_sha256").and_then(Value::as_str).expect("digest"),
+            "{id}"
+        );
         assert_eq!(python_pretty(&v, true), case.get("pretty_ascii").and_then(Value::as_str).expect("ascii"), "{id}");
         assert_eq!(python_pretty(&v, false), case.get("pretty_raw").and_then(Value::as_str).expect("raw"), "{id}");
     }
@@ -38,7 +42,8 @@ fn refuses_duplicate_keys_with_position() {
 
 #[test]
 fn refuses_malformed_documents() {
-    let bad: &[(&[u8], fn(&ErrorKind) -> bool)] = &[
+    type Case<'a> = (&'a [u8], fn(&ErrorKind) -> bool);
+    let bad: &[Case<'_>] = &[
         (b"", |k| *k == ErrorKind::UnexpectedEnd),
         (b"{\"a\":1,}", |k| matches!(k, ErrorKind::UnexpectedChar('}'))),
         (b"[1,2", |k| *k == ErrorKind::UnexpectedEnd),
@@ -81,7 +86,9 @@ fn arb_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| Value::Number(Number(write::python_float_repr(f)))),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| Value::Number(Number(write::python_float_repr(f)))),
         "\\PC{0,12}".prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {

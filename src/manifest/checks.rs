@@ -70,8 +70,13 @@ pub fn manifest_results(m: &Manifest, repository: &str) -> Vec<CheckResult> {
             Value::Unreadable(reason) => {
                 unreadable += 1;
                 out.push(at(
-                    CheckResult::new(&BLOB_READABLE, Outcome::CantTell, &e.display, format!("blob {} could not be read: {reason}", e.id))
-                        .with("blob", e.id.to_string()),
+                    CheckResult::new(
+                        &BLOB_READABLE,
+                        Outcome::CantTell,
+                        &e.display,
+                        format!("blob {} could not be read: {reason}", e.id),
+                    )
+                    .with("blob", e.id.to_string()),
                     &e.display,
                 ));
             }
@@ -79,7 +84,9 @@ pub fn manifest_results(m: &Manifest, repository: &str) -> Vec<CheckResult> {
                 special += 1;
                 let what = match e.value {
                     Value::Symlink => "symlink in scope (not hashed; recorded as `symlink`)",
-                    Value::Submodule => "submodule in scope (its content is not in this repository; recorded as `submodule`)",
+                    Value::Submodule => {
+                        "submodule in scope (its content is not in this repository; recorded as `submodule`)"
+                    }
                     _ => "path is not valid UTF-8 (recorded as `non-utf8-path`)",
                 };
                 out.push(at(
@@ -95,12 +102,22 @@ pub fn manifest_results(m: &Manifest, repository: &str) -> Vec<CheckResult> {
     let files = m.entries.iter().filter(|e| matches!(e.value, Value::Digest(_))).count();
     if unreadable == 0 {
         out.push(
-            CheckResult::new(&BLOB_READABLE, Outcome::Passed, "manifest", format!("{files} file(s) read and hashed from git objects"))
-                .with("files", files),
+            CheckResult::new(
+                &BLOB_READABLE,
+                Outcome::Passed,
+                "manifest",
+                format!("{files} file(s) read and hashed from git objects"),
+            )
+            .with("files", files),
         );
     }
     if special == 0 {
-        out.push(CheckResult::new(&SPECIAL_ENTRIES, Outcome::Passed, "manifest", "no symlinks, submodules or non-UTF-8 paths in scope"));
+        out.push(CheckResult::new(
+            &SPECIAL_ENTRIES,
+            Outcome::Passed,
+            "manifest",
+            "no symlinks, submodules or non-UTF-8 paths in scope",
+        ));
     }
     for prefix in m.scope.prefixes() {
         let hit = m.entries.iter().any(|e| {
@@ -110,7 +127,12 @@ pub fn manifest_results(m: &Manifest, repository: &str) -> Vec<CheckResult> {
         out.push(if hit {
             CheckResult::new(&SCOPE_MATCHES, Outcome::Passed, format!("scope `{prefix}`"), "selects tracked entries")
         } else {
-            CheckResult::new(&SCOPE_MATCHES, Outcome::Failed, format!("scope `{prefix}`"), "no tracked entry at or below this prefix")
+            CheckResult::new(
+                &SCOPE_MATCHES,
+                Outcome::Failed,
+                format!("scope `{prefix}`"),
+                "no tracked entry at or below this prefix",
+            )
         });
     }
     out

@@ -106,9 +106,15 @@ impl BlobHashes {
     ///
     /// # Errors
     /// [`Interrupted`] when the caller asked to stop.
-    pub fn hash_all(&self, repo: &SharedRepo, ids: impl IntoIterator<Item = ObjectId>, ctx: Ctx<'_>) -> Result<(), Interrupted> {
+    pub fn hash_all(
+        &self,
+        repo: &SharedRepo,
+        ids: impl IntoIterator<Item = ObjectId>,
+        ctx: Ctx<'_>,
+    ) -> Result<(), Interrupted> {
         let mut todo: Vec<ObjectId> = {
-            let inner = self.inner.lock().expect("hash cache lock is never poisoned: workers do not panic while holding it");
+            let inner =
+                self.inner.lock().expect("hash cache lock is never poisoned: workers do not panic while holding it");
             let mut seen = std::collections::HashSet::new();
             ids.into_iter().filter(|id| !inner.digests.contains_key(id) && seen.insert(*id)).collect()
         };
@@ -260,7 +266,13 @@ pub fn list(repo: &Repo, commit: ObjectId, scope: &Scope) -> Result<(ObjectId, V
 /// # Errors
 /// Missing or corrupt commit/trees, or an interrupt. Unreadable blobs become
 /// [`Value::Unreadable`] entries instead.
-pub fn derive(repo: &Repo, commit: ObjectId, scope: &Scope, hashes: &BlobHashes, ctx: Ctx<'_>) -> Result<Manifest, Error> {
+pub fn derive(
+    repo: &Repo,
+    commit: ObjectId,
+    scope: &Scope,
+    hashes: &BlobHashes,
+    ctx: Ctx<'_>,
+) -> Result<Manifest, Error> {
     let (tree, listed) = list(repo, commit, scope)?;
     hashes.hash_all(&repo.shared(), listed.iter().filter(|e| e.kind.is_file()).map(|e| e.id), ctx)?;
     Ok(assemble(commit, tree, scope, listed, hashes))
@@ -268,7 +280,13 @@ pub fn derive(repo: &Repo, commit: ObjectId, scope: &Scope, hashes: &BlobHashes,
 
 /// Builds a manifest from listed entries whose blobs are already in `hashes`.
 #[must_use]
-pub fn assemble(commit: ObjectId, tree: ObjectId, scope: &Scope, listed: Vec<git::TreeEntry>, hashes: &BlobHashes) -> Manifest {
+pub fn assemble(
+    commit: ObjectId,
+    tree: ObjectId,
+    scope: &Scope,
+    listed: Vec<git::TreeEntry>,
+    hashes: &BlobHashes,
+) -> Manifest {
     let entries = listed
         .into_iter()
         .map(|e| {
@@ -296,7 +314,12 @@ mod tests;
 ///
 /// # Errors
 /// The repository cannot be opened, the revision does not resolve, or trees are unreadable.
-pub fn command(path: &std::path::Path, rev: &str, scopes: &[String], ctx: Ctx<'_>) -> Result<crate::report::Report, Error> {
+pub fn command(
+    path: &std::path::Path,
+    rev: &str,
+    scopes: &[String],
+    ctx: Ctx<'_>,
+) -> Result<crate::report::Report, Error> {
     let repo = Repo::open(path)?;
     let commit = repo.resolve(rev)?;
     let scope = Scope::new(scopes);
@@ -314,11 +337,8 @@ pub fn command(path: &std::path::Path, rev: &str, scopes: &[String], ctx: Ctx<'_
     report.stats.insert("blobsHashed".into(), st.blobs_hashed.into());
     report.stats.insert("bytesHashed".into(), st.bytes_hashed.into());
     report.section("manifest", serde_json::Value::Object(m.to_json()));
-    let rows = m
-        .entries
-        .iter()
-        .map(|e| vec![serde_json::Value::String(e.display.clone()), e.value.marker().into()])
-        .collect();
+    let rows =
+        m.entries.iter().map(|e| vec![serde_json::Value::String(e.display.clone()), e.value.marker().into()]).collect();
     report.views.push(crate::report::View::Table(crate::report::Table {
         id: "manifest".into(),
         title: format!("Manifest of {commit}"),

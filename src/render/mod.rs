@@ -38,18 +38,12 @@ impl Format {
 }
 
 /// Presentation options for human formats.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Terminal width to fit, if known.
     pub width: Option<u16>,
     /// Whether to use ANSI colour.
     pub color: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { width: None, color: false }
-    }
 }
 
 /// Renders `report` in `format`.

@@ -36,7 +36,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             View::Table(t) => {
                 let _ = writeln!(out, "\n{}", t.title);
                 let mut tb = new_table(opts);
-                tb.set_header(t.columns.iter().map(|c| Cell::new(c)).collect::<Vec<_>>());
+                tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
                 for row in &t.rows {
                     tb.add_row(row.iter().map(|c| colored(&scalar(c), opts)).collect::<Vec<_>>());
                 }
@@ -83,7 +83,8 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             tb.add_row(row);
         }
         let _ = writeln!(out, "{tb}");
-        let notable: Vec<_> = report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
+        let notable: Vec<_> =
+            report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
         if !notable.is_empty() {
             let _ = writeln!(out, "\nResults that did not pass");
             let mut tb = new_table(opts);
@@ -112,7 +113,9 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     let why = match report.outcome {
         Verdict::Verified => "verified: every error-level check passed or did not apply",
         Verdict::Failed => "failed: an error-level check failed",
-        Verdict::Inconclusive => "inconclusive: nothing failed, but an error-level check could not be decided (cantTell/untested)",
+        Verdict::Inconclusive => {
+            "inconclusive: nothing failed, but an error-level check could not be decided (cantTell/untested)"
+        }
     };
     let _ = writeln!(out, "{why}");
     out
@@ -156,7 +159,9 @@ fn color_of(word: &str) -> Option<Color> {
     match word {
         "passed" | "enforced" | "verified" | "PASS" | "yes" => Some(Color::Green),
         "failed" | "violated" | "BLOCK" | "BLOCKED" | "ESCALATE" | "no" => Some(Color::Red),
-        "cantTell" | "untested" | NOT_MEASURED | "inconclusive" | "PASS_WITH_CAVEATS" | "DCL_ONLY" => Some(Color::Yellow),
+        "cantTell" | "untested" | NOT_MEASURED | "inconclusive" | "PASS_WITH_CAVEATS" | "DCL_ONLY" => {
+            Some(Color::Yellow)
+        }
         _ => None,
     }
 }

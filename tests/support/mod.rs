@@ -1,0 +1,99 @@
+//! Shared helpers for integration tests: fixtures, the binary, vectors.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `crossverify` binary under test, with an environment that cannot leak the host's git
+/// configuration or colour settings into results.
+pub fn crossverify() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_crossverify"));
+    c.env("NO_COLOR", "1").env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
+    c
+}
+
+/// Materialises fixture `name` (a directory or a `.toml` scenario under `ledger-fixtures/`)
+/// into `dir/name` and returns that path.
+pub fn materialize(name: &str, dir: &Path) -> PathBuf {
+    let src = root().join("ledger-fixtures").join(name);
+    let out = dir.join(name);
+    if src.is_dir() {
+        copy_dir(&src, &out);
+        return out;
+    }
+    let scenario = src.with_extension("toml");
+    assert!(scenario.is_file(), "no fixture ledger-fixtures/{name} (directory or .toml scenario)");
+    crossverify::crossaudit::mint::build_file(&scenario, &out).unwrap_or_else(|e| panic!("building {name}: {e}"));
+    out
+}
+
+/// Recursive copy (regular files and directories only; fixtures hold nothing else).
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).expect("create fixture dir");
+    for entry in std::fs::read_dir(src).expect("read fixture dir") {
+        let entry = entry.expect("dir entry");
+        let to = dst.join(entry.file_name());
+        let ty = entry.file_type().expect("file type");
+        if ty.is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).expect("copy fixture file");
+        }
+    }
+}
+
+/// Runs `git` with an isolated configuration (the independent reference in tests).
+pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// One parsed vector file.
+pub struct Vector {
+    pub id: String,
+    pub file: String,
+    pub args: Vec<String>,
+    pub exit: i32,
+    pub results: Vec<Value>,
+    pub absent: Vec<Value>,
+}
+
+pub fn load_vectors() -> Vec<Vector> {
+    let dir = root().join("test-vectors/checks");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).expect("test-vectors/checks").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let v: Value = serde_json::from_slice(&std::fs::read(&p).expect("read vector")).expect("vector is JSON");
+            let strs = |v: &Value| -> Vec<String> {
+                v.as_array().expect("array").iter().map(|s| s.as_str().expect("string").to_owned()).collect()
+            };
+            Vector {
+                id: v["id"].as_str().expect("id").to_owned(),
+                file: p.file_name().expect("name").to_string_lossy().into_owned(),
+                args: strs(&v["args"]),
+                exit: i32::try_from(v["expect"]["exit"].as_i64().expect("expect.exit")).expect("small"),
+                results: v["expect"]["results"].as_array().cloned().unwrap_or_default(),
+                absent: v["expect"]["absent"].as_array().cloned().unwrap_or_default(),
+            }
+        })
+        .collect()
+}
