@@ -136,6 +136,7 @@ pub fn command() -> crate::report::Report {
         columns: vec!["code".into(), "name".into(), "level".into(), "invariant".into(), "summary".into()],
         rows,
         note: Some("`crossverify explain CODE` prints a check's documentation page.".into()),
+        csv: true,
     }));
     report.finish();
     report

@@ -345,6 +345,7 @@ pub fn command(
         columns: vec!["path".into(), "sha256".into()],
         rows,
         note: None,
+        csv: false,
     }));
     report.finish();
     Ok(report)

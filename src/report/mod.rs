@@ -228,6 +228,10 @@ pub struct Table {
     /// A sentence under the table, e.g. what "not measured" means here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Whether `--format csv` exports this table (the first exported table is the primary CSV;
+    /// the others and the results become companion files).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub csv: bool,
 }
 
 /// Kind of chart.
