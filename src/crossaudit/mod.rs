@@ -1,8 +1,409 @@
-//! CrossAudit ledgers and receipts.
+//! CrossAudit: verify every receipt of a published ledger, replay what is deterministic and
+//! report conformance to the paper's invariants I1–I8.
+//!
+//! Three format families exist (formats note §1): the v1 reference, the product's receipt
+//! schema 2, and the deployed `CYCLE-NNNNNN` ledger. [`ledger`] crawls a whole ledger;
+//! [`receipt`] is the CI gate for one receipt. Both build the same [`crate::report::Report`].
+//! Where a reference implementation accepts something the paper forbids, crossverify
+//! implements the paper and reproduces the reference's decision as a named dialect in the
+//! evidence (`specs/crossaudit.md`).
 
+pub mod checks;
+pub mod config;
+pub mod constitution;
+pub mod dcl;
+mod load;
 pub mod mint;
+pub mod receipt;
+mod replay;
+pub mod report_md;
+pub mod scope;
+pub mod synthesis;
+mod verify;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+pub use load::{DialectChoice, Error, Options};
+pub use replay::{Admission, cycle_id_for};
 
 use crate::checks::Check;
+use crate::manifest::BlobHashes;
+use crate::progress::Ctx;
+use crate::report::{Chart, ChartKind, CheckResult, Outcome, Point, Report, Table, View};
 
 /// Checks owned by this module.
-pub static CHECKS: &[&Check] = &[];
+pub static CHECKS: &[&Check] = checks::CHECKS;
+
+/// The invariants, with the guarantee each makes (paper Table 2).
+pub const INVARIANTS: [(&str, &str); 8] = [
+    ("I1", "the auditor never judges its own model family's output"),
+    ("I2", "supervision history replayable from the repositories"),
+    ("I3", "a report citing no rules, or an unverifiable Constitution, never passes"),
+    ("I4", "no model may waive a scripted hard failure"),
+    ("I5", "generator–auditor oscillation terminates"),
+    ("I6", "only BLOCKER findings gate; humans are interrupted only by escalation"),
+    ("I7", "a verdict binds commit, manifest and versions, or it is not a receipt"),
+    ("I8", "no audit, no admission"),
+];
+
+/// Everything one run established, before it becomes a report.
+struct Run {
+    ledger: load::Ledger,
+    results: Vec<CheckResult>,
+    facts: Vec<verify::CycleFacts>,
+    groups: Vec<replay::GroupInfo>,
+    hash_stats: crate::manifest::HashStats,
+}
+
+fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
+    let ledger = load::load(opts)?;
+    ctx.check()?;
+    let hashes = BlobHashes::new();
+    let science_shared = ledger.science.clone();
+    let audit_shared = ledger.audit.clone();
+    // Phase A: the science side of every receipt, in parallel.
+    ctx.progress.start("reading cycles", ledger.cycles.len() as u64);
+    let prepared: Vec<Option<verify::Prepared>> = ledger
+        .cycles
+        .par_iter()
+        .map_init(
+            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local)),
+            |(audit, science), c| {
+                let p = verify::prepare(&ledger, science.as_ref(), audit, c);
+                ctx.progress.advance(1);
+                p
+            },
+        )
+        .collect();
+    ctx.progress.finish();
+    ctx.check()?;
+    // Phase B: every distinct blob once.
+    if let Some(s) = &science_shared {
+        hashes.hash_all(s, prepared.iter().flatten().flat_map(verify::Prepared::blobs), ctx)?;
+    }
+    // Phase C: per-cycle checks, in parallel.
+    let vctx = verify::Ctx {
+        ledger: &ledger,
+        hashes: &hashes,
+        expect_sha: opts.expect_sha.as_deref(),
+        expect_repo: opts.expect_repo.as_deref(),
+    };
+    ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
+    let per: Vec<(Vec<CheckResult>, verify::CycleFacts)> = ledger
+        .cycles
+        .par_iter()
+        .zip(prepared.par_iter())
+        .map_init(
+            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local)),
+            |(audit, science), (c, p)| {
+                let r = verify::verify(&vctx, audit, science.as_ref(), c, p.as_ref());
+                ctx.progress.advance(1);
+                r
+            },
+        )
+        .collect();
+    ctx.progress.finish();
+    let mut results = Vec::new();
+    let mut facts = Vec::new();
+    for (r, f) in per {
+        results.extend(r);
+        facts.push(f);
+    }
+    let (replayed, groups) = replay::controller(&ledger, &mut facts);
+    results.extend(replayed);
+    replay::ledger_checks(&ledger, opts.expect_audit_head.as_deref(), &mut results);
+    Ok(Run { hash_stats: hashes.stats(), ledger, results, facts, groups })
+}
+
+fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
+    report.input("audit", opts.audit.display().to_string());
+    report.input("auditHead", ledger.audit_head.to_string());
+    if let Some(r) = &opts.audit_rev {
+        report.input("auditRev", r.clone());
+    }
+    report.input(
+        "science",
+        opts.science.as_ref().map_or(
+            if ledger.local { "(the ledger repository: product local mode)".to_owned() } else { "(none)".to_owned() },
+            |p| p.display().to_string(),
+        ),
+    );
+    report.input(
+        "dialect",
+        format!("{}{}", ledger.family.as_str(), if opts.dialect == DialectChoice::Auto { " (detected)" } else { "" }),
+    );
+    report.input("ledgerDir", ledger.ledger_dir.clone());
+    if let Some(h) = &opts.expect_audit_head {
+        report.input("expectAuditHead", h.clone());
+    }
+    if let Some(s) = &opts.expect_sha {
+        report.input("expectSha", s.clone());
+    }
+    if let Some(s) = &opts.expect_repo {
+        report.input("expectRepo", s.clone());
+    }
+}
+
+/// The I1–I8 × enforced / violated / not measured table over `results`.
+#[must_use]
+pub fn conformance(results: &[CheckResult]) -> Table {
+    let mut rows = Vec::new();
+    for (inv, guarantee) in INVARIANTS {
+        let (mut ok, mut bad, mut unknown) = (0u64, 0u64, 0u64);
+        for r in results {
+            let Some(c) = crate::checks::find(&r.code) else { continue };
+            if c.invariant != Some(inv) {
+                continue;
+            }
+            match r.outcome {
+                Outcome::Passed => ok += 1,
+                Outcome::Failed if r.level == crate::report::Level::Info => {}
+                Outcome::Failed => bad += 1,
+                Outcome::CantTell | Outcome::Untested => unknown += 1,
+                Outcome::Inapplicable => {}
+            }
+        }
+        let status = if bad > 0 {
+            "violated"
+        } else if ok == 0 {
+            "not measured"
+        } else if unknown > 0 {
+            "partly measured"
+        } else {
+            "enforced"
+        };
+        rows.push(vec![json!(inv), json!(guarantee), json!(ok), json!(bad), json!(unknown), json!(status)]);
+    }
+    Table {
+        id: "conformance".into(),
+        title: "Conformance to the invariants (results per invariant)".into(),
+        columns: ["invariant", "guarantee", "enforced", "violated", "not measured", "status"].map(String::from).to_vec(),
+        rows,
+        note: Some("enforced = checks passed; violated = checks failed; not measured = evidence missing or unverifiable (cantTell/untested). Inapplicable checks are not counted.".into()),
+        csv: false,
+    }
+}
+
+fn views(report: &mut Report, run: &Run, admissions: &[Admission]) {
+    report.views.push(View::Table(conformance(&report.results)));
+    let mut failed_by_cycle: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &report.results {
+        if r.outcome == Outcome::Failed && r.level != crate::report::Level::Info {
+            *failed_by_cycle.entry(r.subject.split(' ').next().unwrap_or("")).or_default() += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    let mut timeline = Vec::new();
+    let mut bars = Vec::new();
+    for (i, c) in run.ledger.cycles.iter().enumerate() {
+        let f = &run.facts[i];
+        let r = c.receipt();
+        let verdict = f.verdict.clone().unwrap_or_else(|| "(no receipt)".into());
+        let findings =
+            f.model_findings.len() + c.dcl.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |d| d.findings.len());
+        rows.push(vec![
+            json!(c.name),
+            r.and_then(|r| r.sha.as_deref()).map_or(Value::Null, |s| json!(verify::short(s))),
+            f.round.map_or(Value::Null, |n| json!(n)),
+            json!(verdict),
+            f.integrity.as_deref().map_or(Value::Null, |s| json!(s)),
+            json!(f.inputs.dcl_failures),
+            json!(f.model_findings.len()),
+            json!(failed_by_cycle.get(c.path.as_str()).copied().unwrap_or(0)),
+            json!(if admissions[i].ready {
+                "ready".to_owned()
+            } else {
+                admissions[i].shortfalls.first().or(admissions[i].unobservable.first()).cloned().unwrap_or_default()
+            }),
+            c.added_in.map_or(Value::Null, |a| json!(verify::short(&a.0.to_string()))),
+        ]);
+        timeline.push(Point { label: c.name.clone(), value: Some(1.0), category: Some(verdict) });
+        #[allow(clippy::cast_precision_loss)]
+        bars.push(Point { label: c.name.clone(), value: r.map(|_| findings as f64), category: None });
+    }
+    report.views.push(View::Table(Table {
+        id: "cycles".into(),
+        title: "Cycles (ledger order)".into(),
+        columns: [
+            "cycle",
+            "commit",
+            "round",
+            "verdict",
+            "integrity",
+            "DCL failures",
+            "model findings",
+            "failed checks",
+            "admission",
+            "receipt added in",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        note: None,
+        csv: true,
+    }));
+    report.views.push(View::Chart(Chart {
+        id: "timeline".into(),
+        title: "Cycles by verdict".into(),
+        chart: ChartKind::Timeline,
+        y_label: "verdict".into(),
+        points: timeline,
+        note: None,
+    }));
+    report.views.push(View::Chart(Chart {
+        id: "findings-per-cycle".into(),
+        title: "Findings per cycle (deterministic + model)".into(),
+        chart: ChartKind::Bars,
+        y_label: "findings".into(),
+        points: bars,
+        note: Some("A cycle without a readable receipt is drawn as a gap (not measured).".into()),
+    }));
+}
+
+fn stats(report: &mut Report, run: &Run) {
+    let mut verdicts: BTreeMap<String, u64> = BTreeMap::new();
+    for f in &run.facts {
+        if let Some(v) = &f.verdict {
+            *verdicts.entry(v.clone()).or_default() += 1;
+        }
+    }
+    let receipts = run.ledger.cycles.iter().filter(|c| c.receipt().is_some()).count();
+    report.stats.insert("cycles".into(), json!(run.ledger.cycles.len()));
+    report.stats.insert("receipts".into(), json!(receipts));
+    report.stats.insert("verdicts".into(), json!(verdicts));
+    report.stats.insert("blobsHashed".into(), json!(run.hash_stats.blobs_hashed));
+    report.stats.insert("bytesHashed".into(), json!(run.hash_stats.bytes_hashed));
+}
+
+/// `crossverify ledger`: verifies the whole published ledger.
+///
+/// # Errors
+/// When the repositories cannot be opened or the revision does not resolve (exit 2).
+pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let run = run(opts, ctx)?;
+    let admissions: Vec<Admission> = run
+        .ledger
+        .cycles
+        .iter()
+        .enumerate()
+        .map(|(i, c)| replay::admission(&run.ledger, c, &run.facts[i], &run.groups[i]))
+        .collect();
+    let mut report = Report::new("ledger");
+    inputs(&mut report, opts, &run.ledger);
+    report.results = run.results.clone();
+    report.finish();
+    stats(&mut report, &run);
+    let adm: serde_json::Map<String, Value> = run
+        .ledger
+        .cycles
+        .iter()
+        .zip(&admissions)
+        .filter(|(c, _)| c.receipt().is_some())
+        .map(|(c, a)| (c.path.clone(), serde_json::to_value(a).expect("admission serialises")))
+        .collect();
+    report.section("admissions", Value::Object(adm));
+    views(&mut report, &run, &admissions);
+    Ok(report)
+}
+
+/// `crossverify receipt`: verifies one receipt in the context of its ledger and reports its
+/// admission; with `admit`, admission is an error-level check (exit 0 only when admissible).
+///
+/// # Errors
+/// When the repositories cannot be opened, or the receipt is not a cycle directory's
+/// `receipt.json` in the ledger repository (exit 2).
+pub fn receipt(opts: &Options, receipt_path: &Path, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let rel = ledger_relative(&opts.audit, receipt_path)?;
+    let run = run(opts, ctx)?;
+    let Some(idx) = run.ledger.cycles.iter().position(|c| c.file("receipt.json") == rel) else {
+        return Err(Error::Usage(format!(
+            "{rel} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {})",
+            opts.audit.display(),
+            verify::short(&run.ledger.audit_head.to_string())
+        )));
+    };
+    let cycle = &run.ledger.cycles[idx];
+    let a = replay::admission(&run.ledger, cycle, &run.facts[idx], &run.groups[idx]);
+    let mut report = Report::new("receipt");
+    inputs(&mut report, opts, &run.ledger);
+    report.input("receipt", rel.clone());
+    report.input("admit", admit);
+    let mine = |r: &CheckResult| r.subject == cycle.path || r.subject.starts_with(&format!("{} ", cycle.path));
+    report.results = run.results.iter().filter(|r| mine(r)).cloned().collect();
+    // Ledger-wide facts that bear on this receipt.
+    report.results.extend(
+        run.results
+            .iter()
+            .filter(|r| {
+                (r.code == checks::LEDGER_APPEND_ONLY.code
+                    && (r.subject == "ledger" || r.subject.starts_with(&format!("{}/", cycle.path))))
+                    || r.code == checks::AUDIT_HEAD_PINNED.code
+                    || (r.code == checks::ADMISSION_RECORDS.code)
+            })
+            .cloned(),
+    );
+    if let Some(r) = cycle.receipt() {
+        report.input("receiptFileSha256", r.file_sha256.hex());
+        report.input("receiptCanonicalSha256", r.canonical_sha256.hex());
+        report.input("receiptIdentity", r.identity().hex());
+    }
+    if let Some((c, _)) = cycle.added_in {
+        report.input("verifiedAgainstAuditCommit", c.to_string());
+    }
+    if admit {
+        let outcome = if a.ready {
+            Outcome::Passed
+        } else if a.shortfalls.is_empty() {
+            Outcome::CantTell
+        } else {
+            Outcome::Failed
+        };
+        report.results.push(
+            CheckResult::new(&checks::ADMISSION, outcome, &cycle.path, a.reason.clone())
+                .with("shortfalls", a.shortfalls.clone())
+                .with("unobservable", a.unobservable.clone()),
+        );
+    }
+    report.finish();
+    report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    report.views.push(View::Table(conformance(&report.results)));
+    report.views.push(View::Table(Table {
+        id: "admission".into(),
+        title: "Admission".into(),
+        columns: vec!["ready".into(), "tier".into(), "reason".into()],
+        rows: vec![vec![json!(if a.ready { "yes" } else { "no" }), json!(a.tier), json!(a.reason)]],
+        note: (!a.shortfalls.is_empty() || !a.unobservable.is_empty()).then(|| {
+            let mut all = a.shortfalls.clone();
+            all.extend(a.unobservable.iter().map(|u| format!("not observable: {u}")));
+            all.join("; ")
+        }),
+        csv: false,
+    }));
+    Ok(report)
+}
+
+/// The receipt's path relative to the ledger repository's root.
+fn ledger_relative(repo: &Path, receipt: &Path) -> Result<String, Error> {
+    let to_str = |p: &Path| {
+        p.to_str()
+            .map(|s| s.replace('\\', "/"))
+            .ok_or_else(|| Error::Usage(format!("{}: path is not UTF-8", p.display())))
+    };
+    if receipt.is_relative() && !receipt.exists() {
+        return to_str(receipt);
+    }
+    let abs = std::fs::canonicalize(receipt).map_err(|e| Error::Usage(format!("{}: {e}", receipt.display())))?;
+    let root = std::fs::canonicalize(repo).map_err(|e| Error::Usage(format!("{}: {e}", repo.display())))?;
+    let rel = abs.strip_prefix(&root).map_err(|_| {
+        Error::Usage(format!(
+            "{} is not inside the ledger repository {}; give its path relative to that repository",
+            receipt.display(),
+            repo.display()
+        ))
+    })?;
+    to_str(rel)
+}

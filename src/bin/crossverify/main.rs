@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand};
+use crossverify::crossaudit::{self, DialectChoice};
 use crossverify::progress::Ctx;
 use crossverify::render::{self, Format};
 use crossverify::report::Report;
@@ -54,6 +55,48 @@ enum Command {
         #[arg(long = "scope", value_name = "PREFIX")]
         scopes: Vec<String>,
     },
+    /// Verify a whole CrossAudit ledger: every receipt, the history, the I1–I8 conformance.
+    Ledger {
+        /// Repository holding the ledger (the audit repository; the science repository in the
+        /// product's local mode).
+        #[arg(long, value_name = "PATH")]
+        audit: PathBuf,
+        /// Science repository (omit in the product's local mode).
+        #[arg(long, value_name = "PATH")]
+        science: Option<PathBuf>,
+        /// Format family.
+        #[arg(long, value_enum, default_value = "auto")]
+        dialect: Dialect,
+        /// Audit revision to verify (default HEAD).
+        #[arg(long, value_name = "REV")]
+        audit_rev: Option<String>,
+        /// A previously seen audit head that must still be an ancestor (detects rewritten history).
+        #[arg(long, value_name = "SHA")]
+        expect_audit_head: Option<String>,
+    },
+    /// Verify one receipt and decide its admission (the CI gate).
+    Receipt {
+        /// The receipt: `<ledger dir>/<cycle>/receipt.json`, relative to the ledger repository or a path inside it.
+        receipt: PathBuf,
+        /// Science repository (in the product's local mode, also the ledger repository).
+        #[arg(long, value_name = "PATH")]
+        science: PathBuf,
+        /// Audit repository holding the ledger (paired mode; default: the science repository).
+        #[arg(long, value_name = "PATH")]
+        audit: Option<PathBuf>,
+        /// The commit the receipt must bind.
+        #[arg(long, value_name = "SHA")]
+        expect_sha: Option<String>,
+        /// The science repository name the receipt must bind (`owner/name`).
+        #[arg(long, value_name = "NAME")]
+        expect_repo: Option<String>,
+        /// Exit 0 only when the receipt is admissible.
+        #[arg(long)]
+        admit: bool,
+        /// Audit revision (default HEAD).
+        #[arg(long, value_name = "REV")]
+        audit_rev: Option<String>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -61,6 +104,25 @@ enum Command {
         /// Check code, e.g. CV-A701.
         code: String,
     },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Dialect {
+    Auto,
+    V1,
+    Schema2,
+    Deployed,
+}
+
+impl From<Dialect> for DialectChoice {
+    fn from(d: Dialect) -> Self {
+        match d {
+            Dialect::Auto => DialectChoice::Auto,
+            Dialect::V1 => DialectChoice::V1,
+            Dialect::Schema2 => DialectChoice::Schema2,
+            Dialect::Deployed => DialectChoice::Deployed,
+        }
+    }
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -102,6 +164,23 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
     let report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::manifest::command(repo, rev, scopes, ctx)?,
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
+            let mut o = crossaudit::Options::new(audit);
+            o.science.clone_from(science);
+            o.dialect = (*dialect).into();
+            o.audit_rev.clone_from(audit_rev);
+            o.expect_audit_head.clone_from(expect_audit_head);
+            crossaudit::ledger(&o, ctx)?
+        }
+        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, audit_rev } => {
+            let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
+            let mut o = crossaudit::Options::new(&ledger_repo);
+            o.science = Some(science.clone());
+            o.audit_rev.clone_from(audit_rev);
+            o.expect_sha.clone_from(expect_sha);
+            o.expect_repo.clone_from(expect_repo);
+            crossaudit::receipt(&o, receipt, *admit, ctx)?
+        }
         Command::Checks => crossverify::checks::command(),
         Command::Explain { code } => crossverify::checks::explain(code)?,
     };

@@ -1,0 +1,389 @@
+//! Loading a published ledger: dialect detection, the cycle directories and their records at
+//! the audit revision, and the append-only history of every ledger file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+
+use super::config::Config;
+use super::receipt::{Family, ParseError, Receipt};
+use super::{dcl, report_md};
+use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
+use crate::json;
+use crate::manifest::Digest;
+
+/// Which format family to verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialectChoice {
+    /// Decide from what the ledger holds.
+    Auto,
+    /// v1 reference.
+    V1,
+    /// Product receipt schema 2.
+    Schema2,
+    /// Deployed CYCLE-NNNNNN ledger.
+    Deployed,
+}
+
+/// What to verify.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Repository holding the ledger (the audit repository, or the science repository in the
+    /// product's local mode).
+    pub audit: PathBuf,
+    /// Science repository; `None` means "the ledger repository itself" for the product's local
+    /// mode, and no science evidence otherwise.
+    pub science: Option<PathBuf>,
+    /// Dialect.
+    pub dialect: DialectChoice,
+    /// Audit revision (default `HEAD`).
+    pub audit_rev: Option<String>,
+    /// A previously seen audit head that must still be an ancestor.
+    pub expect_audit_head: Option<String>,
+    /// Expected audited commit (receipt gate).
+    pub expect_sha: Option<String>,
+    /// Expected science repository name (receipt gate).
+    pub expect_repo: Option<String>,
+}
+
+impl Options {
+    /// Options for `audit` with everything else defaulted.
+    #[must_use]
+    pub fn new(audit: &Path) -> Self {
+        Options {
+            audit: audit.to_owned(),
+            science: None,
+            dialect: DialectChoice::Auto,
+            audit_rev: None,
+            expect_audit_head: None,
+            expect_sha: None,
+            expect_repo: None,
+        }
+    }
+}
+
+/// Could not verify at all (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Repository access failed before any evidence could be read.
+    #[error(transparent)]
+    Git(#[from] git::Error),
+    /// The inputs do not make sense together.
+    #[error("{0}")]
+    Usage(String),
+    /// The caller interrupted the run.
+    #[error(transparent)]
+    Interrupted(#[from] crate::progress::Interrupted),
+}
+
+/// A record read from the ledger, or why it could not be.
+pub(crate) type Read<T> = Option<Result<T, String>>;
+
+/// One cycle directory and what it holds.
+pub(crate) struct Cycle {
+    /// Directory name (`9c604cba4273-r2`).
+    pub name: String,
+    /// Repository-relative directory path.
+    pub path: String,
+    /// Files directly in it.
+    pub files: BTreeMap<String, (EntryKind, ObjectId)>,
+    pub receipt: Read<Receipt>,
+    pub receipt_error_is_json: bool,
+    pub report: Option<(Digest, report_md::Report)>,
+    pub dcl: Read<dcl::Output>,
+    pub exchange: Read<json::Value>,
+    /// Commit that added `receipt.json` and its position in the audit history.
+    pub added_in: Option<(ObjectId, usize)>,
+    /// Commit that added `report.md`.
+    pub report_added_in: Option<ObjectId>,
+}
+
+impl Cycle {
+    pub(crate) fn receipt(&self) -> Option<&Receipt> {
+        self.receipt.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    pub(crate) fn file(&self, name: &str) -> String {
+        format!("{}/{name}", self.path)
+    }
+}
+
+/// Append-only facts about the ledger directory.
+pub(crate) struct History {
+    /// Path → (commit that added it, its blob then).
+    pub added: BTreeMap<String, (ObjectId, ObjectId)>,
+    /// Commit id → topological position (0 = oldest).
+    pub position: HashMap<ObjectId, usize>,
+    /// (path, commit that added it, commit that changed it, "modified"/"deleted"/"truncated").
+    pub violations: Vec<(String, ObjectId, ObjectId, &'static str)>,
+}
+
+/// A loaded ledger.
+pub(crate) struct Ledger {
+    /// Handles for any thread (`local()` gives one to the current thread).
+    pub audit: SharedRepo,
+    pub audit_head: ObjectId,
+    pub family: Family,
+    pub ledger_dir: String,
+    pub science: Option<SharedRepo>,
+    /// The science repository is the ledger repository (product local mode).
+    pub local: bool,
+    pub cycles: Vec<Cycle>,
+    /// Ledger-dir entries that are not cycle directories.
+    pub strays: Vec<String>,
+    pub history: Result<History, String>,
+    /// v1 `controller/state.json` at the audit head.
+    pub state: Read<json::Value>,
+    /// `disputes.jsonl` lines at the head.
+    pub disputes: Read<Vec<json::Value>>,
+}
+
+const V1_FILES: [&str; 4] = ["report.md", "checks.json", "raw_exchange.json", "receipt.json"];
+const S2_FILES: [&str; 3] = ["report.md", "checks.json", "receipt.json"];
+const S2_LEDGER_FILES: [&str; 3] = ["README.md", "disputes.jsonl", "routing.jsonl"];
+
+/// Files a cycle directory of `family` holds.
+pub(crate) fn artefacts(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::V1 => &V1_FILES,
+        Family::Schema2 => &S2_FILES,
+    }
+}
+
+fn read_json(repo: &Repo, id: ObjectId, path: &str) -> Result<json::Value, String> {
+    let bytes = repo.record(id, path).map_err(|e| e.to_string())?;
+    json::parse(&bytes).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Opens the repositories and reads the ledger.
+pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
+    let audit = Repo::open(&opts.audit)?;
+    let rev = opts.audit_rev.as_deref().unwrap_or("HEAD");
+    let audit_head = audit.resolve(rev)?;
+    let head_tree = audit.commit(audit_head)?.tree;
+    let head_config = audit.file_at(audit_head, "crossaudit.yml")?.map(|bytes| {
+        std::str::from_utf8(&bytes)
+            .map_err(|_| "crossaudit.yml: not UTF-8".to_owned())
+            .and_then(|t| Config::parse(t).map_err(|e| format!("crossaudit.yml: {e}")))
+    });
+    let ledger_dir = match &head_config {
+        Some(Ok(c)) if c.keys.iter().any(|k| k == "ledger" || k == "science_repo") => {
+            c.ledger_dir().trim_matches('/').to_owned()
+        }
+        _ => "cycles".to_owned(),
+    };
+    if opts.dialect == DialectChoice::Deployed {
+        return Err(Error::Usage(
+            "the deployed dialect is verified by `crossverify ledger --dialect deployed` through the deployed module"
+                .into(),
+        ));
+    }
+    let entries = audit.walk(head_tree, &Scope::new([ledger_dir.as_str()]))?;
+    let mut dirs: BTreeMap<String, BTreeMap<String, (EntryKind, ObjectId)>> = BTreeMap::new();
+    let mut strays = Vec::new();
+    let mut loose: BTreeMap<String, ObjectId> = BTreeMap::new();
+    for e in &entries {
+        let path = git::display_path(e.path.as_bstr());
+        let rel = path.strip_prefix(&format!("{ledger_dir}/")).unwrap_or(&path).to_owned();
+        match rel.split_once('/') {
+            Some((dir, file)) if !file.contains('/') => {
+                dirs.entry(dir.to_owned()).or_default().insert(file.to_owned(), (e.kind, e.id));
+            }
+            Some(_) => strays.push(path),
+            None => {
+                loose.insert(rel, e.id);
+            }
+        }
+    }
+    // Decide the family from the receipts present (or the directory names when none parse).
+    let mut votes: BTreeMap<Family, usize> = BTreeMap::new();
+    let mut parsed: BTreeMap<String, (Result<Receipt, ParseError>, bool)> = BTreeMap::new();
+    for (dir, files) in &dirs {
+        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json") {
+            let path = format!("{ledger_dir}/{dir}/receipt.json");
+            match audit.record(*id, &path) {
+                Ok(bytes) => {
+                    let r = Receipt::parse(&bytes);
+                    if let Ok(r) = &r {
+                        *votes.entry(r.family).or_default() += 1;
+                    }
+                    parsed.insert(dir.clone(), (r, true));
+                }
+                Err(e) => {
+                    parsed.insert(dir.clone(), (Err(ParseError::UnknownFamily), false));
+                    let _ = e;
+                }
+            }
+        }
+    }
+    let detected = votes.iter().max_by_key(|(_, n)| **n).map(|(f, _)| *f).unwrap_or_else(|| {
+        let v1ish = dirs.keys().any(|d| d.len() >= 40 && d[..40].bytes().all(|b| b.is_ascii_hexdigit()));
+        if v1ish { Family::V1 } else { Family::Schema2 }
+    });
+    let family = match opts.dialect {
+        DialectChoice::Auto => detected,
+        DialectChoice::V1 => Family::V1,
+        DialectChoice::Schema2 | DialectChoice::Deployed => Family::Schema2,
+    };
+    for name in loose.keys() {
+        if family == Family::V1 || !S2_LEDGER_FILES.contains(&name.as_str()) {
+            strays.push(format!("{ledger_dir}/{name}"));
+        }
+    }
+    let history = history(&audit, audit_head, &ledger_dir);
+    let mut cycles = Vec::new();
+    for (name, files) in dirs {
+        let path = format!("{ledger_dir}/{name}");
+        let read = |file: &str| -> Option<ObjectId> { files.get(file).filter(|(k, _)| k.is_file()).map(|(_, id)| *id) };
+        let (receipt, receipt_error_is_json) = match parsed.remove(&name) {
+            Some((Ok(r), _)) => (Some(Ok(r)), false),
+            Some((Err(e), true)) => (Some(Err(format!("{path}/receipt.json: {e}"))), matches!(e, ParseError::Json(_))),
+            Some((Err(_), false)) => {
+                let id = read("receipt.json").expect("listed above");
+                let why =
+                    audit.record(id, &format!("{path}/receipt.json")).err().map_or_else(String::new, |e| e.to_string());
+                (Some(Err(why)), false)
+            }
+            None => (None, false),
+        };
+        let report = match read("report.md") {
+            Some(id) => match audit.record(id, &format!("{path}/report.md")) {
+                Ok(bytes) => Some((Digest::of(&bytes), report_md::parse(&String::from_utf8_lossy(&bytes)))),
+                Err(_) => None,
+            },
+            None => None,
+        };
+        let dcl = read("checks.json").map(|id| {
+            let p = format!("{path}/checks.json");
+            read_json(&audit, id, &p).and_then(|v| dcl::parse(&v).map_err(|e| format!("{p}: {e}")))
+        });
+        let exchange = read("raw_exchange.json").map(|id| read_json(&audit, id, &format!("{path}/raw_exchange.json")));
+        let (added_in, report_added_in) = match &history {
+            Ok(h) => {
+                let a = h
+                    .added
+                    .get(&format!("{path}/receipt.json"))
+                    .map(|(c, _)| (*c, h.position.get(c).copied().unwrap_or(0)));
+                (a, h.added.get(&format!("{path}/report.md")).map(|(c, _)| *c))
+            }
+            Err(_) => (None, None),
+        };
+        cycles.push(Cycle {
+            name,
+            path,
+            files,
+            receipt,
+            receipt_error_is_json,
+            report,
+            dcl,
+            exchange,
+            added_in,
+            report_added_in,
+        });
+    }
+    // Ledger order: the order receipts entered the history, then directory name.
+    cycles.sort_by(|a, b| {
+        (a.added_in.map_or(usize::MAX, |x| x.1), &a.name).cmp(&(b.added_in.map_or(usize::MAX, |x| x.1), &b.name))
+    });
+    let state = match audit.entry(head_tree, "controller/state.json".into())? {
+        Some(e) if e.kind.is_file() => Some(read_json(&audit, e.id, "controller/state.json")),
+        _ => None,
+    };
+    let disputes = loose.get("disputes.jsonl").map(|id| {
+        let p = format!("{ledger_dir}/disputes.jsonl");
+        let bytes = audit.record(*id, &p).map_err(|e| e.to_string())?;
+        bytes
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(n, l)| json::parse(l).map_err(|e| format!("{p} line {}: {e}", n + 1)))
+            .collect()
+    });
+    let (science, local) = match &opts.science {
+        Some(p) => {
+            let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
+            (Some(Repo::open(p)?.shared()), same)
+        }
+        None if family == Family::Schema2 => (Some(audit.shared()), true),
+        None => (None, false),
+    };
+    Ok(Ledger {
+        audit: audit.shared(),
+        audit_head,
+        family,
+        ledger_dir,
+        science,
+        local,
+        cycles,
+        strays,
+        history,
+        state,
+        disputes,
+    })
+}
+
+/// Walks the audit history and records, for every file under the ledger directory, the commit
+/// that added it; any later modification or deletion is a violation (append-only JSON Lines
+/// files may grow but never change what they held).
+fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<History, String> {
+    repo.require_full_history().map_err(|e| e.to_string())?;
+    let commits = repo.history(head).map_err(|e| e.to_string())?;
+    let mut h = History { added: BTreeMap::new(), position: HashMap::new(), violations: Vec::new() };
+    let mut subtree_of: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
+    let sub = |repo: &Repo,
+               tree: ObjectId,
+               cache: &mut HashMap<ObjectId, Option<ObjectId>>|
+     -> Result<Option<ObjectId>, String> {
+        if let Some(s) = cache.get(&tree) {
+            return Ok(*s);
+        }
+        let s = repo
+            .entry(tree, ledger_dir.into())
+            .map_err(|e| e.to_string())?
+            .filter(|e| e.kind == EntryKind::Tree)
+            .map(|e| e.id);
+        cache.insert(tree, s);
+        Ok(s)
+    };
+    let trees: HashMap<ObjectId, ObjectId> = commits.iter().map(|c| (c.id, c.tree)).collect();
+    for (pos, c) in commits.iter().enumerate() {
+        h.position.insert(c.id, pos);
+        let new = sub(repo, c.tree, &mut subtree_of)?;
+        let old = match c.parents.first().and_then(|p| trees.get(p)) {
+            Some(t) => sub(repo, *t, &mut subtree_of)?,
+            None => None,
+        };
+        for ch in repo.diff(old, new).map_err(|e| e.to_string())? {
+            let path = format!("{ledger_dir}/{}", git::display_path(ch.path.as_bstr()));
+            match (&ch.new, h.added.get(&path)) {
+                (Some((_, id)), None) => {
+                    h.added.insert(path, (c.id, *id));
+                }
+                (Some((_, id)), Some((first, blob))) if id != blob => {
+                    let kind =
+                        if path.ends_with(".jsonl") && grows(repo, *blob, *id) { None } else { Some("modified") };
+                    match kind {
+                        Some(k) => h.violations.push((path.clone(), *first, c.id, k)),
+                        None => {
+                            let first = *first;
+                            h.added.insert(path, (first, *id));
+                        }
+                    }
+                }
+                (None, Some((first, _))) => h.violations.push((path, *first, c.id, "deleted")),
+                _ => {}
+            }
+        }
+    }
+    Ok(h)
+}
+
+/// Whether the blob `new` starts with the whole of blob `old` (an append).
+fn grows(repo: &Repo, old: ObjectId, new: ObjectId) -> bool {
+    match (repo.blob(old), repo.blob(new)) {
+        (Ok(a), Ok(b)) => b.starts_with(&a),
+        _ => false,
+    }
+}

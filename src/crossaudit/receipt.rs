@@ -1,0 +1,533 @@
+//! Receipts: the v1 flat receipt (formats note §5.4) and the product's schema 2 (§5.6),
+//! parsed into one normalised view with every structural problem listed.
+
+use std::collections::BTreeMap;
+
+use crate::json::{self, Value};
+use crate::manifest::Digest;
+
+/// Receipt family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// v1 reference: flat, identity = SHA-256 of the file bytes.
+    V1,
+    /// Product receipt schema 2: nested, identity = SHA-256 of the canonical JSON.
+    Schema2,
+}
+
+impl Family {
+    /// Name used in reports.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::V1 => "v1",
+            Family::Schema2 => "schema2",
+        }
+    }
+}
+
+/// The `isolation` block of a schema-2 receipt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Isolation {
+    /// Dimension → asserted (`parametric`, `contextual`, `permissive`).
+    pub dims: BTreeMap<String, bool>,
+    /// Evidence strings (`execution`, `credential`, `provider`, `provisioner`, `admission`).
+    pub evidence: BTreeMap<String, String>,
+}
+
+/// A parsed receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// Family.
+    pub family: Family,
+    /// The parsed document.
+    pub raw: Value,
+    /// SHA-256 of the file bytes (v1 identity).
+    pub file_sha256: Digest,
+    /// SHA-256 of the canonical JSON (schema-2 identity).
+    pub canonical_sha256: Digest,
+    /// `science_repo` / `subject.science_repo`.
+    pub science_repo: Option<String>,
+    /// Audited commit.
+    pub sha: Option<String>,
+    /// Its tree.
+    pub tree: Option<String>,
+    /// Round.
+    pub round: Option<i64>,
+    /// Controller cycle id.
+    pub cycle_id: Option<String>,
+    /// `cycle.root_sha` (schema 2).
+    pub root_sha: Option<String>,
+    /// `cycle.active_sha` (schema 2).
+    pub active_sha: Option<String>,
+    /// `cycle.parent_receipt` (schema 2).
+    pub parent_receipt: Option<String>,
+    /// Manifest path → digest or `ABSENT`.
+    pub manifest: Option<BTreeMap<String, String>>,
+    /// v1 `constitution_hash` / schema-2 `inputs.constitution_commit`.
+    pub constitution_commit: Option<String>,
+    /// Schema-2 `inputs.constitution_sha256`.
+    pub constitution_sha256: Option<String>,
+    /// Constitution path (schema 2 `inputs.constitution_path`, default `AUDIT_RULES.md`).
+    pub constitution_path: String,
+    /// DCL source digest.
+    pub dcl_source_sha256: Option<String>,
+    /// Prompt digest.
+    pub prompt_sha256: Option<String>,
+    /// Report digest.
+    pub report_sha256: Option<String>,
+    /// Auditor model (`auditor_model` / `audit.model`).
+    pub auditor_model: Option<String>,
+    /// Schema-2 `audit.vendor`.
+    pub auditor_vendor: Option<String>,
+    /// Schema-2 `audit.provider`.
+    pub provider: Option<String>,
+    /// Verdict.
+    pub verdict: Option<String>,
+    /// `audit_integrity`.
+    pub integrity: Option<String>,
+    /// v1 `input_bounds_exceeded`.
+    pub bounds_exceeded: Option<i64>,
+    /// Schema-2 `subject.scope`.
+    pub scope: Option<String>,
+    /// Schema-2 `ledger.audit_repo`.
+    pub audit_repo: Option<String>,
+    /// Schema-2 `ledger.report_commit`.
+    pub report_commit: Option<String>,
+    /// Schema-2 `ledger.cycle_path`.
+    pub cycle_path: Option<String>,
+    /// Schema-2 `audit.exchange.mode`.
+    pub exchange_mode: Option<String>,
+    /// Schema-2 `audit.exchange.error` present.
+    pub exchange_error: bool,
+    /// Schema-2 `verifier.version`.
+    pub verifier_version: Option<String>,
+    /// Schema-2 `verifier.install_mode`.
+    pub install_mode: Option<String>,
+    /// Schema-2 `isolation`.
+    pub isolation: Option<Isolation>,
+    /// Schema-2 `audit.reasoning_effort` present (product 4.x).
+    pub v4: bool,
+    /// Structural problems, in reference order; each is a `receipt-malformed` failure.
+    pub problems: Vec<String>,
+}
+
+/// A receipt that is not even a receipt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// Not strict JSON.
+    #[error("not valid JSON: {0}")]
+    Json(#[from] json::Error),
+    /// Not an object.
+    #[error("receipt is not a JSON object")]
+    NotAnObject,
+    /// Neither family.
+    #[error("neither a v1 receipt (no constitution_hash) nor a schema-2 receipt (no receipt_schema)")]
+    UnknownFamily,
+    /// `receipt_schema` present but not the integer 2.
+    #[error("receipt_schema {0} is not supported (expects the integer 2)")]
+    UnsupportedSchema(String),
+}
+
+/// v1 required keys, in the reference verifier's order (§7.1 check 2).
+pub const V1_REQUIRED: [&str; 13] = [
+    "science_repo",
+    "sha",
+    "tree",
+    "round",
+    "cycle_id",
+    "manifest",
+    "constitution_hash",
+    "dcl_source_sha256",
+    "prompt_sha256",
+    "report_sha256",
+    "auditor_model",
+    "verdict",
+    "audit_integrity",
+];
+
+/// Verdicts a receipt may carry.
+pub const VERDICTS: [&str; 4] = ["PASS", "BLOCKED", "ESCALATE", "DCL_ONLY"];
+
+/// Schema-2 required keys per block, in the reference order (§7.3 check 5).
+pub const S2_REQUIRED: [(&str, &[&str]); 7] = [
+    ("top level", &["receipt_schema", "subject", "cycle", "inputs", "audit", "ledger", "verifier", "isolation"]),
+    ("subject", &["science_repo", "sha", "tree", "scope"]),
+    ("cycle", &["cycle_id", "root_sha", "active_sha", "parent_receipt", "round"]),
+    (
+        "inputs",
+        &[
+            "manifest",
+            "constitution_sha256",
+            "constitution_commit",
+            "dcl_source_sha256",
+            "prompt_sha256",
+            "checks",
+            "skills",
+        ],
+    ),
+    ("audit", &["verdict", "provider", "model", "vendor", "audit_integrity", "exchange", "retention"]),
+    ("ledger", &["audit_repo", "report_commit", "cycle_path", "report_sha256"]),
+    ("verifier", &["project", "version", "code_digest_sha256", "install_mode"]),
+];
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Problems with a manifest key as a repository path (absolute, `..`, empty components…).
+#[must_use]
+pub fn path_problem(p: &str) -> Option<&'static str> {
+    if p.is_empty() {
+        Some("empty path")
+    } else if p.starts_with('/') {
+        Some("absolute path")
+    } else if p.contains('\\') {
+        Some("backslash in path")
+    } else if p.split('/').any(|c| c == "..") {
+        Some("`..` component escapes the repository")
+    } else if p.split('/').any(|c| c.is_empty() || c == ".") {
+        Some("empty or `.` path component")
+    } else if p.bytes().any(|b| b < 0x20) {
+        Some("control character in path")
+    } else {
+        None
+    }
+}
+
+impl Receipt {
+    /// Parses receipt bytes.
+    ///
+    /// # Errors
+    /// When the bytes are not a receipt of either family at all; structural problems of a
+    /// recognisable receipt are collected in [`Receipt::problems`] instead.
+    pub fn parse(bytes: &[u8]) -> Result<Receipt, ParseError> {
+        let raw = json::parse(bytes)?;
+        let Value::Object(top) = &raw else { return Err(ParseError::NotAnObject) };
+        let family = if let Some(s) = top.get("receipt_schema") {
+            match s {
+                Value::Number(n) if n.as_str() == "2" => Family::Schema2,
+                other => return Err(ParseError::UnsupportedSchema(json::canonical(other))),
+            }
+        } else if top.contains_key("constitution_hash") {
+            Family::V1
+        } else {
+            return Err(ParseError::UnknownFamily);
+        };
+        let file_sha256 = Digest::of(bytes);
+        let canonical_sha256 = Digest::of(json::canonical(&raw).as_bytes());
+        let mut r = Receipt {
+            family,
+            raw: raw.clone(),
+            file_sha256,
+            canonical_sha256,
+            science_repo: None,
+            sha: None,
+            tree: None,
+            round: None,
+            cycle_id: None,
+            root_sha: None,
+            active_sha: None,
+            parent_receipt: None,
+            manifest: None,
+            constitution_commit: None,
+            constitution_sha256: None,
+            constitution_path: "AUDIT_RULES.md".into(),
+            dcl_source_sha256: None,
+            prompt_sha256: None,
+            report_sha256: None,
+            auditor_model: None,
+            auditor_vendor: None,
+            provider: None,
+            verdict: None,
+            integrity: None,
+            bounds_exceeded: None,
+            scope: None,
+            audit_repo: None,
+            report_commit: None,
+            cycle_path: None,
+            exchange_mode: None,
+            exchange_error: false,
+            verifier_version: None,
+            install_mode: None,
+            isolation: None,
+            v4: false,
+            problems: Vec::new(),
+        };
+        match family {
+            Family::V1 => r.read_v1(&raw),
+            Family::Schema2 => r.read_schema2(&raw),
+        }
+        r.check_values();
+        Ok(r)
+    }
+
+    /// The identity controllers record: file bytes (v1) or canonical JSON (schema 2).
+    #[must_use]
+    pub fn identity(&self) -> Digest {
+        match self.family {
+            Family::V1 => self.file_sha256,
+            Family::Schema2 => self.canonical_sha256,
+        }
+    }
+
+    fn string(&mut self, v: &Value, path: &[&str]) -> Option<String> {
+        match v.pointer(path) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                self.problems.push(format!("{} is a {}, not a string", path.join("."), other.type_name()));
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn int(&mut self, v: &Value, path: &[&str]) -> Option<i64> {
+        match v.pointer(path) {
+            Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+            Some(other) => {
+                self.problems.push(format!("{} is not an integer ({})", path.join("."), json::canonical(other)));
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn manifest_at(&mut self, v: &Value, path: &[&str]) {
+        match v.pointer(path) {
+            Some(Value::Object(m)) => {
+                let mut out = BTreeMap::new();
+                for (k, val) in m {
+                    match val {
+                        Value::String(s) => {
+                            out.insert(k.clone(), s.clone());
+                        }
+                        other => self
+                            .problems
+                            .push(format!("manifest entry {k:?} is a {}, not a digest string", other.type_name())),
+                    }
+                }
+                self.manifest = Some(out);
+            }
+            Some(_) => self.problems.push("manifest must be a mapping of path to digest".into()),
+            None => {}
+        }
+    }
+
+    fn read_v1(&mut self, v: &Value) {
+        let missing: Vec<&str> = V1_REQUIRED.iter().copied().filter(|k| v.get(k).is_none()).collect();
+        if !missing.is_empty() {
+            self.problems.push(format!("receipt missing fields: {missing:?}"));
+        }
+        self.science_repo = self.string(v, &["science_repo"]);
+        self.sha = self.string(v, &["sha"]);
+        self.tree = self.string(v, &["tree"]);
+        self.round = self.int(v, &["round"]);
+        self.cycle_id = self.string(v, &["cycle_id"]);
+        self.manifest_at(v, &["manifest"]);
+        self.constitution_commit = self.string(v, &["constitution_hash"]);
+        self.dcl_source_sha256 = self.string(v, &["dcl_source_sha256"]);
+        self.prompt_sha256 = self.string(v, &["prompt_sha256"]);
+        self.report_sha256 = self.string(v, &["report_sha256"]);
+        self.auditor_model = self.string(v, &["auditor_model"]);
+        self.verdict = self.string(v, &["verdict"]);
+        self.integrity = self.string(v, &["audit_integrity"]);
+        self.bounds_exceeded = self.int(v, &["input_bounds_exceeded"]);
+        if let Some(i) = &self.integrity
+            && !["OK", "AUDITOR_INVALID_ESCALATION_REQUIRED"].contains(&i.as_str())
+        {
+            self.problems
+                .push(format!("audit_integrity {i:?} is not a v1 value (OK, AUDITOR_INVALID_ESCALATION_REQUIRED)"));
+        }
+    }
+
+    fn read_schema2(&mut self, v: &Value) {
+        for (block, keys) in S2_REQUIRED {
+            let obj = if block == "top level" { Some(v) } else { v.get(block) };
+            match obj {
+                Some(Value::Object(m)) => {
+                    let missing: Vec<&str> = keys.iter().copied().filter(|k| !m.contains_key(*k)).collect();
+                    if !missing.is_empty() {
+                        self.problems.push(format!("receipt {block} is missing {missing:?}"));
+                    }
+                }
+                Some(other) => self.problems.push(format!("receipt {block} is a {}, not an object", other.type_name())),
+                None => {}
+            }
+        }
+        self.science_repo = self.string(v, &["subject", "science_repo"]);
+        self.sha = self.string(v, &["subject", "sha"]);
+        self.tree = self.string(v, &["subject", "tree"]);
+        self.scope = self.string(v, &["subject", "scope"]);
+        self.cycle_id = self.string(v, &["cycle", "cycle_id"]);
+        self.root_sha = self.string(v, &["cycle", "root_sha"]);
+        self.active_sha = self.string(v, &["cycle", "active_sha"]);
+        self.parent_receipt = self.string(v, &["cycle", "parent_receipt"]);
+        self.round = self.int(v, &["cycle", "round"]);
+        self.manifest_at(v, &["inputs", "manifest"]);
+        self.constitution_sha256 = self.string(v, &["inputs", "constitution_sha256"]);
+        self.constitution_commit = self.string(v, &["inputs", "constitution_commit"]);
+        if let Some(p) = self.string(v, &["inputs", "constitution_path"]) {
+            self.constitution_path = p;
+        }
+        self.dcl_source_sha256 = self.string(v, &["inputs", "dcl_source_sha256"]);
+        self.prompt_sha256 = self.string(v, &["inputs", "prompt_sha256"]);
+        self.verdict = self.string(v, &["audit", "verdict"]);
+        self.provider = self.string(v, &["audit", "provider"]);
+        self.auditor_model = self.string(v, &["audit", "model"]);
+        self.auditor_vendor = self.string(v, &["audit", "vendor"]);
+        self.integrity = self.string(v, &["audit", "audit_integrity"]);
+        self.exchange_mode = self.string(v, &["audit", "exchange", "mode"]);
+        self.exchange_error = v.pointer(&["audit", "exchange", "error"]).is_some();
+        self.v4 = v.pointer(&["audit", "reasoning_effort"]).is_some();
+        self.audit_repo = self.string(v, &["ledger", "audit_repo"]);
+        self.report_commit = self.string(v, &["ledger", "report_commit"]);
+        self.cycle_path = self.string(v, &["ledger", "cycle_path"]);
+        self.report_sha256 = self.string(v, &["ledger", "report_sha256"]);
+        self.verifier_version = self.string(v, &["verifier", "version"]);
+        self.install_mode = self.string(v, &["verifier", "install_mode"]);
+        if let Some(r) = self.string(v, &["audit", "retention"])
+            && !["sealed", "redacted", "no-raw"].contains(&r.as_str())
+        {
+            self.problems.push("retention mode must be one of ('sealed', 'redacted', 'no-raw')".into());
+        }
+        if let Some(i) = &self.integrity
+            && !["OK", "INVALID_REPLY", "BOUNDS_EXCEEDED", "PROVIDER_FAILURE", "NON_EVIDENTIAL_PROVIDER"]
+                .contains(&i.as_str())
+        {
+            self.problems.push(format!("audit_integrity {i:?} is not a schema-2 value"));
+        }
+        match v.get("isolation") {
+            Some(Value::Object(iso)) => {
+                let mut out = Isolation::default();
+                for dim in ["parametric", "contextual", "permissive"] {
+                    match iso.get(dim) {
+                        Some(Value::Bool(b)) => {
+                            out.dims.insert(dim.to_owned(), *b);
+                        }
+                        _ => self.problems.push(format!("isolation.{dim} must be present and boolean")),
+                    }
+                }
+                for key in ["execution", "credential", "provisioner", "admission", "provider"] {
+                    match iso.get(key) {
+                        Some(Value::String(s)) => {
+                            out.evidence.insert(key.to_owned(), s.clone());
+                        }
+                        Some(_) => self.problems.push(format!("isolation.{key} evidence is not a string")),
+                        None if key != "provider" => self.problems.push(format!("isolation.{key} evidence is missing")),
+                        None => {}
+                    }
+                }
+                self.isolation = Some(out);
+            }
+            Some(_) => self.problems.push("isolation must be a mapping".into()),
+            None => {}
+        }
+    }
+
+    /// Value-level rules shared by both families (stricter than the references: they only
+    /// check presence, so a 39-character SHA or a `../` manifest key would pass there).
+    fn check_values(&mut self) {
+        let mut p = Vec::new();
+        if let Some(s) = &self.sha
+            && !is_hex(s, 40)
+        {
+            p.push(format!("sha {s:?} is not a full 40-hex commit id"));
+        }
+        if let Some(t) = &self.tree
+            && !is_hex(t, 40)
+        {
+            p.push(format!("tree {t:?} is not a 40-hex tree id"));
+        }
+        if let Some(r) = self.round
+            && r < 1
+        {
+            p.push(format!("round {r} is not a positive integer"));
+        }
+        if let Some(v) = &self.verdict
+            && !VERDICTS.contains(&v.as_str())
+        {
+            p.push(format!("verdict {v:?} is not one of {VERDICTS:?}"));
+        }
+        let digests = [
+            ("report_sha256", &self.report_sha256),
+            ("dcl_source_sha256", &self.dcl_source_sha256),
+            ("prompt_sha256", &self.prompt_sha256),
+            ("constitution_sha256", &self.constitution_sha256),
+        ];
+        for (name, d) in digests {
+            if let Some(d) = d
+                && !is_hex(d, 64)
+            {
+                p.push(format!("{name} {d:?} is not a 64-hex SHA-256"));
+            }
+        }
+        if let Some(m) = &self.auditor_model
+            && m.trim().is_empty()
+        {
+            p.push("auditor model is empty: the auditor's identity is not declared".into());
+        }
+        if let Some(m) = &self.manifest {
+            for (k, v) in m {
+                if let Some(why) = path_problem(k) {
+                    p.push(format!("manifest key {k:?}: {why}"));
+                }
+                if v != "ABSENT" && !is_hex(v, 64) {
+                    p.push(format!("manifest entry {k:?} is neither a 64-hex SHA-256 nor ABSENT"));
+                }
+            }
+        }
+        if self.family == Family::Schema2 {
+            if let Some(pr) = &self.parent_receipt
+                && !pr.is_empty()
+                && !is_hex(pr, 64)
+            {
+                p.push(format!("parent_receipt {pr:?} is neither empty nor a 64-hex digest"));
+            }
+            if let Some(c) = &self.cycle_path
+                && let Some(why) = path_problem(c)
+            {
+                p.push(format!("ledger.cycle_path {c:?}: {why}"));
+            }
+        }
+        self.problems.extend(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_and_refusals() {
+        assert!(matches!(Receipt::parse(b"[]"), Err(ParseError::NotAnObject)));
+        assert!(matches!(Receipt::parse(b"{}"), Err(ParseError::UnknownFamily)));
+        assert!(matches!(Receipt::parse(br#"{"receipt_schema":"2"}"#), Err(ParseError::UnsupportedSchema(_))));
+        assert!(matches!(Receipt::parse(br#"{"receipt_schema":99}"#), Err(ParseError::UnsupportedSchema(_))));
+        assert!(matches!(Receipt::parse(br#"{"receipt_schema":2.0}"#), Err(ParseError::UnsupportedSchema(_))));
+        assert!(matches!(
+            Receipt::parse(br#"{"constitution_hash":"x","verdict":"PASS","verdict":"BLOCKED"}"#),
+            Err(ParseError::Json(_))
+        ));
+        let r =
+            Receipt::parse(br#"{"constitution_hash":"unversioned","sha":"abc","manifest":{"../x":"ABSENT","a":"zz"}}"#)
+                .unwrap();
+        assert_eq!(r.family, Family::V1);
+        let all = r.problems.join("\n");
+        assert!(all.contains("receipt missing fields"), "{all}");
+        assert!(all.contains("not a full 40-hex"), "{all}");
+        assert!(all.contains("escapes the repository"), "{all}");
+        assert!(all.contains("neither a 64-hex"), "{all}");
+    }
+
+    #[test]
+    fn path_rules() {
+        assert_eq!(path_problem("experiments/a.json"), None);
+        assert!(path_problem("/etc/passwd").is_some());
+        assert!(path_problem("a/../b").is_some());
+        assert!(path_problem("a//b").is_some());
+        assert!(path_problem("./a").is_some());
+        assert!(path_problem("").is_some());
+    }
+}

@@ -1,0 +1,651 @@
+//! Cross-cycle replay: the controller state machine over each cycle's receipts (I5, the I3
+//! escalation lock, the parent-receipt chain), the published admission records and the
+//! admission decision for one receipt (I8), and the ledger-wide I2 checks.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::checks::*;
+use super::load::{Cycle, Ledger};
+use super::receipt::Family;
+use super::synthesis::{self, Rule};
+use super::verify::{CycleFacts, short};
+use crate::json::Value;
+use crate::manifest::Digest;
+use crate::report::{CheckResult, Outcome};
+
+fn res(c: &crate::checks::Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {
+    CheckResult::new(c, o, subject, msg)
+}
+
+/// `cycle_id_for(repo, root)`: first 16 hex of SHA-256 of `<repo>\n<root>`.
+#[must_use]
+pub fn cycle_id_for(repo: &str, root: &str) -> String {
+    Digest::of(format!("{repo}\n{root}").as_bytes()).hex()[..16].to_owned()
+}
+
+/// The admission decision for one receipt.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Admission {
+    /// Admissible now.
+    pub ready: bool,
+    /// One sentence.
+    pub reason: String,
+    /// Every reason it is not admissible (reference wording where one exists).
+    pub shortfalls: Vec<String>,
+    /// What the ledger cannot show (single use where controller state is unpublished).
+    pub unobservable: Vec<String>,
+    /// Admission tier the evidence supports.
+    pub tier: String,
+}
+
+/// Per-cycle position in its controller group.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GroupInfo {
+    /// A later receipt of the same cycle supersedes this one.
+    pub superseded_by: Option<String>,
+    /// The cycle moved on to another commit after this receipt.
+    pub moved_to: Option<String>,
+    /// Receipt file hash already consumed (v1 state).
+    pub consumed: bool,
+}
+
+/// Replays the controller; returns results and per-cycle group facts (index-aligned).
+#[allow(clippy::too_many_lines)]
+pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<CheckResult>, Vec<GroupInfo>) {
+    let mut out = Vec::new();
+    let mut info = vec![GroupInfo::default(); ledger.cycles.len()];
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, f) in facts.iter().enumerate() {
+        if let Some(id) = &f.cycle_id {
+            groups.entry(id.clone()).or_default().push(i);
+        }
+    }
+    for (id, members) in &groups {
+        if id == "no-controller" {
+            for &i in members {
+                let s = ledger.cycles[i].path.as_str();
+                for c in [&ROUND_SEQUENCE, &EXHAUSTION_ESCALATES] {
+                    out.push(res(
+                        c,
+                        Outcome::Inapplicable,
+                        s,
+                        "cycle_id no-controller: the audit ran without the controller, every audit is its own round 1",
+                    ));
+                }
+                replay_precedence(&ledger.cycles[i], &facts[i], &mut out);
+            }
+            continue;
+        }
+        let first = members[0];
+        let root = facts[first].root_sha.clone().or_else(|| facts[first].sha.clone()).unwrap_or_default();
+        let mut status = "OPEN";
+        let mut prev_round: Option<i64> = None;
+        let mut prev_identity: Option<Digest> = None;
+        for (k, &i) in members.iter().enumerate() {
+            let cycle = &ledger.cycles[i];
+            let s = cycle.path.as_str();
+            let f = &mut facts[i];
+            let round = f.round.unwrap_or(0);
+            let max = f.max_rounds.unwrap_or(3);
+            let verdict = f.verdict.clone().unwrap_or_default();
+            let mut seq = Vec::new();
+            let expected_round = prev_round.map_or(1, |p| p + 1);
+            let reattempt = cycle.name.rsplit_once('.').is_some_and(|(_, n)| n.parse::<u32>().is_ok());
+            if round != expected_round && !(reattempt && Some(round) == prev_round) {
+                seq.push(format!("round {round} where the controller's sequence gives {expected_round}"));
+            }
+            if let Some(repo) = &f.science_repo {
+                let want = cycle_id_for(repo, &root);
+                if *id != want {
+                    seq.push(format!("cycle_id {id} is not cycle_id_for({repo}, {}) = {want}", short(&root)));
+                }
+            }
+            if let Some(r) = &f.root_sha
+                && *r != root
+            {
+                seq.push(format!("root_sha {} differs from the cycle's first commit {}", short(r), short(&root)));
+            }
+            if let Some(r) = cycle.receipt()
+                && let (Some(a), Some(sha)) = (&r.active_sha, &r.sha)
+                && a != sha
+            {
+                seq.push(format!("active_sha {} is not the audited commit {}", short(a), short(sha)));
+            }
+            out.push(if seq.is_empty() {
+                res(&ROUND_SEQUENCE, Outcome::Passed, s, format!("round {round} of cycle {id}"))
+            } else {
+                res(&ROUND_SEQUENCE, Outcome::Failed, s, seq.join("; "))
+            });
+            out.push(if round > max {
+                res(&ROUND_BOUND, Outcome::Failed, s, format!("round {round} exceeds max_rounds {max}"))
+                    .with("maxRounds", max)
+            } else {
+                res(
+                    &ROUND_BOUND,
+                    Outcome::Passed,
+                    s,
+                    format!(
+                        "round {round} ≤ max_rounds {max}{}",
+                        if f.max_rounds_default { " (default: crossaudit.yml does not set it)" } else { "" }
+                    ),
+                )
+                .with("maxRounds", max)
+            });
+            // After the cycle escalated, only the lock's forced ESCALATE may follow.
+            let lock = status == "ESCALATED";
+            if lock {
+                let msg = if verdict == "PASS" {
+                    format!("PASS after the cycle escalated (round {round})")
+                } else {
+                    format!("{verdict} in round {round} after the cycle escalated")
+                };
+                out.push(if verdict == "ESCALATE" {
+                    res(&EXHAUSTION_ESCALATES, Outcome::Passed, s, "the escalation lock forced ESCALATE")
+                } else if f.product {
+                    res(&EXHAUSTION_ESCALATES, Outcome::CantTell, s, format!("{msg}: product v4 lets a human reopen an escalated cycle, and that resolution is not in the published ledger"))
+                } else {
+                    res(&EXHAUSTION_ESCALATES, Outcome::Failed, s, msg)
+                });
+            } else if status == "PASSED" || status == "CONSUMED" {
+                out.push(res(
+                    &EXHAUSTION_ESCALATES,
+                    Outcome::Failed,
+                    s,
+                    format!(
+                        "a round after the cycle passed (round {round}): the controller re-opened a finished cycle"
+                    ),
+                ));
+            } else {
+                out.push(res(
+                    &EXHAUSTION_ESCALATES,
+                    Outcome::Passed,
+                    s,
+                    "the cycle had not escalated before this round",
+                ));
+            }
+            f.inputs.lock = lock;
+            // Parent chain (schema 2).
+            if f.product {
+                let want = prev_identity.map(|d| d.hex()).unwrap_or_default();
+                let got = f.parent_receipt.clone().unwrap_or_default();
+                out.push(if got == want {
+                    res(
+                        &PARENT_CHAIN,
+                        Outcome::Passed,
+                        s,
+                        if want.is_empty() {
+                            "first round: empty parent_receipt".to_owned()
+                        } else {
+                            format!("parent_receipt is the previous round's receipt {}", short(&want))
+                        },
+                    )
+                } else if want.is_empty() {
+                    res(
+                        &PARENT_CHAIN,
+                        Outcome::Failed,
+                        s,
+                        format!(
+                            "parent_receipt {} names a receipt, but no earlier round of this cycle is in the ledger",
+                            short(&got)
+                        ),
+                    )
+                } else {
+                    res(
+                        &PARENT_CHAIN,
+                        Outcome::Failed,
+                        s,
+                        format!(
+                            "parent_receipt {} is not the digest of the previous round's receipt ({})",
+                            short(&got),
+                            short(&want)
+                        ),
+                    )
+                });
+            }
+            status = match verdict.as_str() {
+                "PASS" => "PASSED",
+                "ESCALATE" | "DCL_ONLY" => "ESCALATED",
+                "BLOCKED" if round >= max => "ESCALATED",
+                "BLOCKED" => "BLOCKED",
+                _ => status,
+            };
+            prev_round = Some(round);
+            prev_identity = f.identity;
+            if let Some(&next) = members.get(k + 1) {
+                info[i].superseded_by = Some(ledger.cycles[next].path.clone());
+            }
+            let last_sha = members.last().and_then(|&j| facts_sha(ledger, j));
+            if last_sha.is_some() && last_sha != facts_sha(ledger, i) {
+                info[i].moved_to = last_sha;
+            }
+            replay_precedence(cycle, &facts[i], &mut out);
+        }
+    }
+    // Receipts without a cycle id still get the precedence replay.
+    for (i, f) in facts.iter().enumerate() {
+        if f.cycle_id.is_none() && f.verdict.is_some() {
+            replay_precedence(&ledger.cycles[i], f, &mut out);
+        }
+    }
+    if ledger.family == Family::V1 {
+        state_checks(ledger, facts, &groups, &mut info, &mut out);
+    }
+    (out, info)
+}
+
+fn facts_sha(ledger: &Ledger, i: usize) -> Option<String> {
+    ledger.cycles[i].receipt().and_then(|r| r.sha.clone())
+}
+
+fn replay_precedence(cycle: &Cycle, f: &CycleFacts, out: &mut Vec<CheckResult>) {
+    let Some(recorded) = f.verdict.as_deref() else { return };
+    let s = cycle.path.as_str();
+    let paper = synthesis::synthesize(Rule::Paper, &f.inputs);
+    let dialect = synthesis::synthesize(Rule::DclFirst, &f.inputs);
+    let why = synthesis::explain(&f.inputs);
+    let dialect_name = Rule::DclFirst.name(f.product);
+    let ev = |r: CheckResult| {
+        r.with("recorded", recorded)
+            .with("paper", paper.describe())
+            .with(dialect_name, dialect.describe())
+            .with("inputs", why.clone())
+    };
+    out.push(if paper.allows(recorded) {
+        ev(res(
+            &VERDICT_PRECEDENCE,
+            Outcome::Passed,
+            s,
+            format!("{recorded} is what the paper's precedence gives ({why})"),
+        ))
+    } else if dialect.allows(recorded) {
+        ev(res(
+            &VERDICT_PRECEDENCE,
+            Outcome::Failed,
+            s,
+            format!(
+                "recorded {recorded} ({dialect_name} rule); the paper's I3 precedence gives {}: {why}",
+                paper.describe()
+            ),
+        ))
+    } else {
+        ev(res(
+            &VERDICT_PRECEDENCE,
+            Outcome::Failed,
+            s,
+            format!(
+                "recorded {recorded} matches no synthesis rule: the paper gives {}, {dialect_name} gives {} ({why})",
+                paper.describe(),
+                dialect.describe()
+            ),
+        ))
+    });
+}
+
+fn state_checks(
+    ledger: &Ledger,
+    facts: &[CycleFacts],
+    groups: &BTreeMap<String, Vec<usize>>,
+    info: &mut [GroupInfo],
+    out: &mut Vec<CheckResult>,
+) {
+    let subject = "controller/state.json";
+    let state = match &ledger.state {
+        None => {
+            out.push(res(
+                &ADMISSION_RECORDS,
+                Outcome::CantTell,
+                subject,
+                "no controller/state.json at the audit revision: admissions cannot be checked",
+            ));
+            return;
+        }
+        Some(Err(e)) => {
+            out.push(res(&RECORD_PARSES, Outcome::Failed, subject, e.clone()));
+            out.push(res(&ADMISSION_RECORDS, Outcome::CantTell, subject, "controller/state.json does not parse"));
+            return;
+        }
+        Some(Ok(v)) => v,
+    };
+    let Some(cycles) = state.get("cycles").and_then(Value::as_object) else {
+        out.push(res(&ADMISSION_RECORDS, Outcome::Failed, subject, "controller/state.json has no cycles object"));
+        return;
+    };
+    let mut problems = Vec::new();
+    let mut seen_consumed = BTreeSet::new();
+    for (id, c) in cycles {
+        let members = groups.get(id).map_or(&[][..], Vec::as_slice);
+        let str_of = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        let status = str_of("status");
+        let consumed: Vec<String> = c
+            .get("consumed")
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_owned))
+            .collect();
+        if members.is_empty() {
+            if !consumed.is_empty() || status == "PASSED" || status == "CONSUMED" {
+                problems.push(format!("cycle {id} is {status} in the state but has no receipt in the ledger"));
+            }
+            continue;
+        }
+        let latest = *members.last().expect("non-empty");
+        let latest_hash = facts[latest].identity.map(|d| d.hex()).unwrap_or_default();
+        for h in &consumed {
+            if !seen_consumed.insert(h.clone()) {
+                problems.push(format!("receipt {} consumed twice (replay)", short(h)));
+            }
+            match members.iter().find(|&&i| facts[i].identity.is_some_and(|d| d.hex() == *h)) {
+                Some(&i) => {
+                    info[i].consumed = true;
+                    let f = &facts[i];
+                    if f.verdict.as_deref() != Some("PASS") || f.integrity.as_deref() != Some("OK") {
+                        problems.push(format!(
+                            "cycle {id} consumed receipt {} whose verdict is {} (integrity {})",
+                            short(h),
+                            f.verdict.as_deref().unwrap_or("?"),
+                            f.integrity.as_deref().unwrap_or("?")
+                        ));
+                    }
+                    if i != latest {
+                        problems
+                            .push(format!("cycle {id} consumed receipt {} that a later round superseded", short(h)));
+                    }
+                }
+                None => problems.push(format!("cycle {id} consumed receipt {} that is not in the ledger", short(h))),
+            }
+        }
+        if status == "CONSUMED" && consumed.is_empty() {
+            problems.push(format!("cycle {id} is CONSUMED with no consumed receipt"));
+        }
+        let parent = str_of("parent_receipt");
+        let chain = if parent == latest_hash {
+            res(
+                &PARENT_CHAIN,
+                Outcome::Passed,
+                subject,
+                format!("cycle {id}: the state names the latest receipt {}", short(&latest_hash)),
+            )
+        } else {
+            res(
+                &PARENT_CHAIN,
+                Outcome::Failed,
+                subject,
+                format!(
+                    "cycle {id}: the state's parent_receipt {} is not the latest receipt {}",
+                    short(&parent),
+                    short(&latest_hash)
+                ),
+            )
+        };
+        out.push(chain);
+        if let Some(sha) = facts_sha(ledger, latest)
+            && str_of("active_sha") != sha
+        {
+            problems.push(format!(
+                "cycle {id}: active_sha {} is not the latest audited commit {}",
+                short(&str_of("active_sha")),
+                short(&sha)
+            ));
+        }
+    }
+    out.push(if problems.is_empty() {
+        res(
+            &ADMISSION_RECORDS,
+            Outcome::Passed,
+            subject,
+            format!("{} cycle record(s): every admission was of an admissible, current receipt", cycles.len()),
+        )
+    } else {
+        res(&ADMISSION_RECORDS, Outcome::Failed, subject, problems.join("; "))
+    });
+}
+
+/// The admission decision for the receipt of `cycle`.
+pub(crate) fn admission(ledger: &Ledger, cycle: &Cycle, f: &CycleFacts, g: &GroupInfo) -> Admission {
+    let mut a = Admission::default();
+    let Some(r) = cycle.receipt() else {
+        a.reason = "absent: no readable receipt".into();
+        a.shortfalls.push(a.reason.clone());
+        return a;
+    };
+    a.tier = match r.family {
+        Family::Schema2 if r.audit_repo.as_deref() == Some("local") => "local".into(),
+        Family::Schema2 => "paired".into(),
+        Family::V1 if ledger.local => "local".into(),
+        Family::V1 => "paired".into(),
+    };
+    if !f.bound {
+        a.shortfalls.push(format!("not verified: {}", f.binding_failures.first().cloned().unwrap_or_default()));
+    }
+    let verdict = f.verdict.clone().unwrap_or_default();
+    if verdict != "PASS" {
+        a.shortfalls.push(if verdict == "DCL_ONLY" {
+            "verdict is DCL_ONLY, not PASS: a deterministic-tier result never admits".into()
+        } else {
+            format!("verdict is {verdict}, not PASS")
+        });
+    }
+    if let Some(i) = &f.integrity
+        && i != "OK"
+    {
+        a.shortfalls.push(format!("audit integrity is {i}"));
+    }
+    if !f.isolation_shortfall.is_empty() {
+        a.shortfalls.push(format!("isolation evidence is missing {:?}", f.isolation_shortfall));
+    }
+    if let Some(next) = &g.superseded_by {
+        a.shortfalls.push(format!("stale: superseded by {next} (a later round of the same cycle)"));
+    }
+    if let Some(moved) = &g.moved_to {
+        a.shortfalls.push(format!("stale: the cycle's active commit is now {}", short(moved)));
+    }
+    if g.consumed {
+        a.shortfalls.push("receipt already consumed (replay)".into());
+    }
+    if r.family == Family::Schema2 {
+        let mode = r.install_mode.clone().unwrap_or_default();
+        let admissible: &[&str] = if r.v4 { &["wheel", "frozen-app"] } else { &["wheel"] };
+        if !admissible.contains(&mode.as_str()) {
+            a.shortfalls.push(format!(
+                "install mode '{mode}' may verify but never admit: its code can change under the digest it reports"
+            ));
+        }
+        a.unobservable
+            .push("single use: the product keeps its controller state in .crossaudit/, which is not published".into());
+    } else if ledger.state.is_none() {
+        a.unobservable.push("single use: no controller/state.json is published at the audit revision".into());
+    }
+    a.ready = a.shortfalls.is_empty() && a.unobservable.is_empty();
+    a.reason = if a.ready {
+        "admissible: verified, PASS, integrity OK, latest of its cycle, not consumed".into()
+    } else if let Some(s) = a.shortfalls.first() {
+        format!("not admissible: {s}")
+    } else {
+        format!("cannot be established: {}", a.unobservable.join("; "))
+    };
+    a
+}
+
+/// Ledger-wide checks: presence of cycles, layout, append-only history, the pinned head,
+/// disputes and what admission the ledger cannot show.
+#[allow(clippy::too_many_lines)]
+pub(crate) fn ledger_checks(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
+    let audit = ledger.audit.local();
+    let head = short(&ledger.audit_head.to_string());
+    out.push(if ledger.cycles.is_empty() {
+        res(
+            &LEDGER_HAS_CYCLES,
+            Outcome::CantTell,
+            "ledger",
+            format!("no cycle directory under `{}/` at audit commit {head}", ledger.ledger_dir),
+        )
+    } else {
+        res(
+            &LEDGER_HAS_CYCLES,
+            Outcome::Passed,
+            "ledger",
+            format!(
+                "{} cycle director{} under `{}/`",
+                ledger.cycles.len(),
+                if ledger.cycles.len() == 1 { "y" } else { "ies" },
+                ledger.ledger_dir
+            ),
+        )
+    });
+    if ledger.strays.is_empty() {
+        out.push(res(
+            &LEDGER_LAYOUT,
+            Outcome::Passed,
+            "ledger",
+            "everything under the ledger directory belongs to a cycle directory",
+        ));
+    }
+    for s in &ledger.strays {
+        out.push(res(
+            &LEDGER_LAYOUT,
+            Outcome::Failed,
+            s,
+            format!("not a cycle directory of the {} layout", ledger.family.as_str()),
+        ));
+    }
+    match &ledger.history {
+        Ok(h) => {
+            if h.violations.is_empty() {
+                out.push(res(
+                    &LEDGER_APPEND_ONLY,
+                    Outcome::Passed,
+                    "ledger",
+                    format!("{} ledger file(s), each added once and never changed", h.added.len()),
+                ));
+            }
+            for (path, first, then, what) in &h.violations {
+                out.push(
+                    res(
+                        &LEDGER_APPEND_ONLY,
+                        Outcome::Failed,
+                        path,
+                        format!("added in {}, {what} in {}", short(&first.to_string()), short(&then.to_string())),
+                    )
+                    .with("addedIn", first.to_string())
+                    .with("changedIn", then.to_string())
+                    .at(Some("audit"), Some(path), Some(&then.to_string())),
+                );
+            }
+        }
+        Err(e) => out.push(res(
+            &LEDGER_APPEND_ONLY,
+            Outcome::CantTell,
+            "ledger",
+            format!("the audit history cannot be walked: {e}"),
+        )),
+    }
+    match expect_head {
+        None => out.push(res(&AUDIT_HEAD_PINNED, Outcome::Inapplicable, "audit head", "no --expect-audit-head given")),
+        Some(pin) => match audit.resolve(pin) {
+            Ok(id) => match audit.is_ancestor(id, ledger.audit_head) {
+                Ok(true) => out.push(res(
+                    &AUDIT_HEAD_PINNED,
+                    Outcome::Passed,
+                    "audit head",
+                    format!("pinned {} is an ancestor of {head}", short(&id.to_string())),
+                )),
+                Ok(false) => out.push(res(
+                    &AUDIT_HEAD_PINNED,
+                    Outcome::Failed,
+                    "audit head",
+                    format!("pinned {} is not an ancestor of {head} (history rewritten)", short(&id.to_string())),
+                )),
+                Err(e) => out.push(res(&AUDIT_HEAD_PINNED, Outcome::CantTell, "audit head", e.to_string())),
+            },
+            Err(_) => out.push(res(
+                &AUDIT_HEAD_PINNED,
+                Outcome::Failed,
+                "audit head",
+                format!(
+                    "pinned head {pin} is not in the audit repository (history rewritten, or the wrong repository)"
+                ),
+            )),
+        },
+    }
+    disputes(ledger, out);
+    if ledger.family == Family::Schema2 {
+        out.push(res(
+            &ADMISSION_RECORDS,
+            Outcome::Inapplicable,
+            "ledger",
+            "the product keeps controller state outside the ledger (.crossaudit/state.json)",
+        ));
+        let tiers: BTreeSet<&str> = ledger
+            .cycles
+            .iter()
+            .filter_map(Cycle::receipt)
+            .map(|r| if r.audit_repo.as_deref() == Some("local") { "local" } else { "paired" })
+            .collect();
+        let tier = tiers.into_iter().collect::<Vec<_>>().join(", ");
+        out.push(
+            res(&ADMISSION_UNOBSERVABLE, Outcome::CantTell, "ledger", format!("single use is not observable: the product keeps controller state in .crossaudit/ (not published); evidence supports tier `{tier}`, never `enforced` (branch protection is not in git)"))
+                .with("tier", tier),
+        );
+    } else {
+        let tier = if ledger.local { "local" } else { "paired" };
+        out.push(
+            res(&ADMISSION_UNOBSERVABLE, Outcome::CantTell, "ledger", format!("evidence supports tier `{tier}`; `enforced` needs platform evidence (branch protection, required status checks) that no ledger holds"))
+                .with("tier", tier),
+        );
+    }
+}
+
+fn disputes(ledger: &Ledger, out: &mut Vec<CheckResult>) {
+    let subject = format!("{}/disputes.jsonl", ledger.ledger_dir);
+    let lines = match &ledger.disputes {
+        None => {
+            out.push(res(&DISPUTES_VALID, Outcome::Inapplicable, &subject, "no disputes recorded"));
+            return;
+        }
+        Some(Err(e)) => {
+            out.push(res(&RECORD_PARSES, Outcome::Failed, &subject, e.clone()));
+            out.push(res(&DISPUTES_VALID, Outcome::CantTell, &subject, "disputes.jsonl does not parse"));
+            return;
+        }
+        Some(Ok(l)) => l,
+    };
+    let mut problems = Vec::new();
+    let mut ruled = BTreeSet::new();
+    for (n, d) in lines.iter().enumerate() {
+        let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        let (cycle, key, ruling, rule) = (s("cycle_id"), s("finding_key"), s("ruling"), s("rule"));
+        let line = n + 1;
+        if ruling != "UPHELD" && ruling != "WITHDRAWN" {
+            problems.push(format!("line {line}: ruling {ruling:?} is neither UPHELD nor WITHDRAWN"));
+        }
+        if rule.starts_with("DCL:") {
+            problems.push(format!("line {line}: {rule} is a deterministic finding, which cannot be disputed"));
+        }
+        if s("grounds").trim().is_empty() {
+            problems.push(format!("line {line}: a dispute without grounds"));
+        }
+        if !ruled.insert((cycle.clone(), key.clone())) {
+            problems.push(format!("line {line}: second ruling on {key} in {cycle}"));
+        }
+        match ledger.cycles.iter().find(|c| c.name == cycle) {
+            None => problems.push(format!("line {line}: cycle {cycle} is not a cycle directory of the ledger")),
+            Some(c) => {
+                let exists = c.report.as_ref().is_some_and(|(_, rep)| {
+                    rep.model_findings
+                        .iter()
+                        .chain(&rep.dcl_blocks)
+                        .any(|b| format!("{}@{}", b.rule, b.artifact) == key)
+                });
+                if !exists {
+                    problems.push(format!("line {line}: {cycle}'s report has no finding {key}"));
+                }
+            }
+        }
+    }
+    out.push(if problems.is_empty() {
+        res(&DISPUTES_VALID, Outcome::Passed, &subject, format!("{} ruling(s), one per finding, each about a model finding of its cycle (who lodged them is not recorded)", lines.len()))
+    } else {
+        res(&DISPUTES_VALID, Outcome::Failed, &subject, problems.join("; "))
+    });
+}

@@ -1,0 +1,263 @@
+//! Which paths a dialect's own manifest rule binds at an audited commit (formats note §6).
+//!
+//! The verifier re-derives this set from the science commit alone, so a receipt whose manifest
+//! leaves out a selected file is caught (the references never report unbound files).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gix::bstr::{BStr, BString, ByteSlice};
+
+use super::config::Config;
+use crate::git::{self, EntryKind, ObjectId, Repo, Scope};
+
+/// What the dialect's rule expects at one manifest key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// A regular file with this blob.
+    File(ObjectId),
+    /// The v1 runner records `ABSENT` (deleted, symlink, directory, submodule, or a C-quoted
+    /// path that does not exist on disk under that name).
+    Absent {
+        /// Why it is absent.
+        why: &'static str,
+        /// The real path behind a C-quoted key, when it is a regular file (unbound in fact).
+        hidden: Option<String>,
+    },
+}
+
+/// The derived expectation for one receipt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Human description of the rule applied.
+    pub rule: String,
+    /// Manifest key → expectation.
+    pub keys: BTreeMap<String, Expect>,
+    /// Keys a deleted path would have had; v1 rename detection may omit them legitimately.
+    pub optional: BTreeSet<String>,
+    /// Directories whose files make up the increment (for listing unbound files).
+    pub increment_dirs: BTreeSet<String>,
+    /// Symlinks inside the scope (the product refuses to audit those).
+    pub symlinks: Vec<String>,
+}
+
+/// Paths git would C-quote under the default `core.quotePath`.
+fn needs_quote(p: &BStr) -> bool {
+    p.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
+}
+
+fn changes_vs_first_parent(repo: &Repo, commit: ObjectId) -> Result<(Vec<git::Change>, bool), git::Error> {
+    let c = repo.commit(commit)?;
+    let parent_tree = match c.parents.first() {
+        Some(p) => Some(repo.commit(*p)?.tree),
+        None => None,
+    };
+    Ok((repo.diff(parent_tree, Some(c.tree))?, parent_tree.is_none()))
+}
+
+fn under(path: &BStr, prefix: &str) -> bool {
+    prefix.is_empty()
+        || path == prefix.as_bytes()
+        || (path.starts_with(prefix.as_bytes()) && path.get(prefix.len()) == Some(&b'/'))
+}
+
+fn parent_dir(p: &str) -> &str {
+    p.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// v1 reference (R1–R2c): the name-only diff against the first parent, limited to
+/// `experiments/`; the commit's own listing when that is empty.
+///
+/// # Errors
+/// Unreadable commits or trees.
+pub fn v1(repo: &Repo, commit: ObjectId) -> Result<Selection, git::Error> {
+    let (changes, root) = changes_vs_first_parent(repo, commit)?;
+    let mut paths: Vec<(BString, Option<(EntryKind, ObjectId)>)> =
+        changes.into_iter().filter(|c| under(c.path.as_bstr(), "experiments")).map(|c| (c.path, c.new)).collect();
+    let mut rule = "v1: paths changed under experiments/ against the first parent".to_owned();
+    if paths.is_empty() {
+        let tree = repo.commit(commit)?.tree;
+        paths = repo
+            .walk(tree, &Scope::new(["experiments"]))?
+            .into_iter()
+            .map(|e| (e.path, Some((e.kind, e.id))))
+            .collect();
+        rule = if root {
+            "v1: root commit, the commit's listing under experiments/".into()
+        } else {
+            "v1: no change under experiments/, the commit's listing under experiments/".into()
+        };
+    }
+    let mut sel = Selection { rule, ..Selection::default() };
+    for (path, new) in paths {
+        let shown = path.to_str_lossy().into_owned();
+        let comps: Vec<&str> = shown.split('/').collect();
+        if comps.len() >= 2 {
+            sel.increment_dirs.insert(format!("{}/{}", comps[0], comps[1]));
+        }
+        if needs_quote(path.as_bstr()) {
+            let hidden = matches!(new, Some((k, _)) if k.is_file()).then(|| shown.clone());
+            sel.keys.insert(
+                git::c_quote(path.as_bstr()),
+                Expect::Absent { why: "C-quoted by git; no file has that name", hidden },
+            );
+            continue;
+        }
+        let expect = match new {
+            Some((k, id)) if k.is_file() => Expect::File(id),
+            Some((EntryKind::Symlink, _)) => Expect::Absent { why: "symlink", hidden: None },
+            Some(_) => Expect::Absent { why: "not a regular file", hidden: None },
+            None => {
+                sel.optional.insert(shown.clone());
+                Expect::Absent { why: "deleted", hidden: None }
+            }
+        };
+        sel.keys.insert(shown, expect);
+    }
+    Ok(sel)
+}
+
+/// Options that vary between product versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Product {
+    /// Product 4.x rules (`TASK.md`, `TEMPLATE` exclusion).
+    pub v4: bool,
+}
+
+fn template_free(p: &str) -> bool {
+    !p.split('/').any(|c| c == "TEMPLATE")
+}
+
+/// Product, `audit` verb: every blob under the receipt's scope string (`""` = whole tree;
+/// several prefixes joined by `, `).
+///
+/// # Errors
+/// Unreadable commits or trees.
+pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> Result<Selection, git::Error> {
+    let prefixes: Vec<&str> = if scope.is_empty() { Vec::new() } else { scope.split(", ").collect() };
+    let tree = repo.commit(commit)?.tree;
+    let entries = repo.walk(tree, &Scope::new(&prefixes))?;
+    let mut sel =
+        Selection { rule: format!("product audit verb: every blob under scope {scope:?}"), ..Selection::default() };
+    for e in entries {
+        let path = e.path.to_str_lossy().into_owned();
+        if p.v4 && !template_free(&path) {
+            continue;
+        }
+        match e.kind {
+            k if k.is_file() => {
+                sel.increment_dirs.insert(parent_dir(&path).to_owned());
+                sel.keys.insert(path, Expect::File(e.id));
+            }
+            EntryKind::Symlink => sel.symlinks.push(path),
+            _ => {}
+        }
+    }
+    add_task(repo, tree, p, &mut sel)?;
+    Ok(sel)
+}
+
+/// Product, `run` verb (`subject.scope == "changed-paths"`): the commit's changed paths minus
+/// the loop's own files, restricted to `scope.dirs`, widened to every file of each touched
+/// directory (not recursive).
+///
+/// # Errors
+/// Unreadable commits or trees.
+pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> Result<Selection, git::Error> {
+    let (changes, _) = changes_vs_first_parent(repo, commit)?;
+    let ledger = cfg.ledger_dir().trim_matches('/');
+    let state = cfg.state_dir().trim_matches('/');
+    let own = |path: &str| {
+        path == cfg.constitution()
+            || path == "crossaudit.yml"
+            || path == ".gitignore"
+            || under(path.into(), ledger)
+            || under(path.into(), state)
+            || under(path.into(), ".github")
+    };
+    let in_dirs = |path: &str| match &cfg.scope_dirs {
+        Some(dirs) => dirs.iter().any(|d| path.split('/').next() == Some(d.trim_matches('/'))),
+        None => true,
+    };
+    let mut touched_dirs = BTreeSet::new();
+    for c in &changes {
+        let path = c.path.to_str_lossy();
+        if own(&path) || !in_dirs(&path) || (p.v4 && !template_free(&path)) {
+            continue;
+        }
+        touched_dirs.insert(parent_dir(&path).to_owned());
+    }
+    let tree = repo.commit(commit)?.tree;
+    let mut sel = Selection {
+        rule: "product run verb: changed paths widened to their directories".into(),
+        ..Selection::default()
+    };
+    for dir in &touched_dirs {
+        let listing = if dir.is_empty() {
+            repo.tree_children(tree)?
+        } else {
+            match repo.entry(tree, dir.as_str().into())? {
+                Some(e) if e.kind == EntryKind::Tree => repo.tree_children(e.id)?,
+                _ => Vec::new(),
+            }
+        };
+        for (name, kind, id) in listing {
+            let path = if dir.is_empty() {
+                name.to_str_lossy().into_owned()
+            } else {
+                format!("{dir}/{}", name.to_str_lossy())
+            };
+            if own(&path) || (p.v4 && !template_free(&path)) {
+                continue;
+            }
+            match kind {
+                k if k.is_file() => {
+                    sel.keys.insert(path, Expect::File(id));
+                }
+                EntryKind::Symlink => sel.symlinks.push(path),
+                _ => {}
+            }
+        }
+        sel.increment_dirs.insert(dir.clone());
+    }
+    add_task(repo, tree, p, &mut sel)?;
+    Ok(sel)
+}
+
+fn add_task(repo: &Repo, tree: ObjectId, p: Product, sel: &mut Selection) -> Result<(), git::Error> {
+    if p.v4
+        && let Some(e) = repo.entry(tree, "TASK.md".into())?
+        && e.kind.is_file()
+    {
+        sel.keys.insert("TASK.md".into(), Expect::File(e.id));
+    }
+    Ok(())
+}
+
+/// Regular files under the increment's directories (recursively) that `bound` does not hold.
+///
+/// # Errors
+/// Unreadable trees.
+pub fn unbound(
+    repo: &Repo,
+    commit: ObjectId,
+    sel: &Selection,
+    bound: &BTreeSet<String>,
+) -> Result<Vec<String>, git::Error> {
+    if sel.increment_dirs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tree = repo.commit(commit)?.tree;
+    if sel.increment_dirs.contains("") {
+        // The whole tree is the increment only when the rule says so; root-level widening is
+        // not a reason to list every file of the repository.
+        return Ok(Vec::new());
+    }
+    let scope = Scope::new(&sel.increment_dirs);
+    Ok(repo
+        .walk(tree, &scope)?
+        .into_iter()
+        .filter(|e| e.kind.is_file())
+        .map(|e| git::display_path(e.path.as_bstr()))
+        .filter(|p| !bound.contains(p) && !sel.keys.contains_key(p))
+        .collect())
+}
