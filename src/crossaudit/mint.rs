@@ -1,21 +1,1240 @@
-//! Fixture ledgers from plain-text scenarios.
+//! Fixture ledgers from plain-text scenarios: emulates the v1 reference runner and the
+//! product (receipt schema 2) closely enough that their ledgers are genuine under every rule
+//! in the formats note, with pinned identities and dates so commit ids are stable.
+//!
+//! A scenario (`ledger-fixtures/*.toml`) lists science commits, audit cycles (deterministic
+//! findings, the auditor's reply or its failure) and optional tampers applied to the minted
+//! records, either as if minted so (`mode = "rewrite"`) or as a later commit on the audit
+//! branch (`mode = "commit"`). A TOML file with `[[repo]]` tables instead is a plain
+//! repository description ([`crate::fixture::spec`]).
 
+use std::collections::BTreeMap;
 use std::path::Path;
+
+use serde::Deserialize;
+
+use super::config::Config;
+use super::receipt::Family;
+use super::replay::cycle_id_for;
+use super::scope::{self, Expect};
+use super::synthesis::{self, Inputs, Rule};
+use crate::fixture::{self, Error, RepoBuilder};
+use crate::git::{ObjectId, Repo};
+use crate::json::{self, Number, Value};
+use crate::manifest::Digest;
 
 /// Builds the fixture described by the TOML file at `path` into `out`.
 ///
 /// # Errors
 /// Unreadable or malformed description, or a write failure.
-pub fn build_file(path: &Path, out: &Path) -> Result<(), crate::fixture::Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| crate::fixture::Error { path: path.to_owned(), message: e.to_string() })?;
+pub fn build_file(path: &Path, out: &Path) -> Result<(), Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error { path: path.to_owned(), message: e.to_string() })?;
     build(&text, out)
 }
 
-/// Builds the fixture described by `text` into `out`.
+/// Builds the fixture described by `text` into `out`: `out/science` and, in paired mode,
+/// `out/audit` for a scenario; `out/<name>` for each `[[repo]]` of a repository description.
 ///
 /// # Errors
 /// Malformed description or a write failure.
-pub fn build(text: &str, out: &Path) -> Result<(), crate::fixture::Error> {
-    crate::fixture::spec::build(text, out)
+pub fn build(text: &str, out: &Path) -> Result<(), Error> {
+    let err = |m: String| Error { path: out.to_owned(), message: m };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err(format!("invalid TOML: {e}")))?;
+    if table.contains_key("repo") {
+        return fixture::spec::build(text, out);
+    }
+    let s: Scenario = toml::from_str(text).map_err(|e| err(format!("invalid scenario: {e}")))?;
+    Minter::new(s, out)?.run()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    dialect: String,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default = "default_repo")]
+    science_repo: String,
+    #[serde(default = "default_audit_repo")]
+    audit_repo: String,
+    #[serde(default = "default_version")]
+    product_version: String,
+    #[serde(default)]
+    verb: Option<String>,
+    #[serde(default = "default_scope")]
+    scope: String,
+    #[serde(default)]
+    scope_dirs: Option<Vec<String>>,
+    #[serde(default)]
+    max_rounds: Option<i64>,
+    #[serde(default = "default_generator")]
+    generator_vendor: Option<String>,
+    #[serde(default = "default_auditor")]
+    auditor_vendor: String,
+    #[serde(default = "default_model")]
+    auditor_model: String,
+    #[serde(default = "default_provider")]
+    provider: String,
+    #[serde(default)]
+    isolation_minimum: BTreeMap<String, bool>,
+    #[serde(default)]
+    constitution: Option<String>,
+    #[serde(default)]
+    dcl_sources: BTreeMap<String, String>,
+    #[serde(default)]
+    publish_state: Option<bool>,
+    #[serde(default)]
+    science: Vec<ScienceCommit>,
+    #[serde(default)]
+    cycle: Vec<CycleSpec>,
+    #[serde(default)]
+    dispute: Vec<DisputeSpec>,
+    #[serde(default)]
+    tamper: Vec<Tamper>,
+}
+
+fn default_repo() -> String {
+    "lab/water-dimer".into()
+}
+fn default_audit_repo() -> String {
+    "lab/water-dimer-audit".into()
+}
+fn default_version() -> String {
+    "4.14.0".into()
+}
+fn default_scope() -> String {
+    "experiments".into()
+}
+#[allow(clippy::unnecessary_wraps)]
+fn default_generator() -> Option<String> {
+    Some("anthropic".into())
+}
+fn default_auditor() -> String {
+    "openai".into()
+}
+fn default_model() -> String {
+    "gpt-5".into()
+}
+fn default_provider() -> String {
+    "openai_compat".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScienceCommit {
+    label: String,
+    message: String,
+    #[serde(default)]
+    remove: Vec<String>,
+    #[serde(default)]
+    file: Vec<toml::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DclFinding {
+    #[serde(default = "blocker")]
+    severity: String,
+    rule: String,
+    check: String,
+    #[serde(default)]
+    artifact: String,
+    message: String,
+}
+
+fn blocker() -> String {
+    "BLOCKER".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFinding {
+    severity: String,
+    rule: String,
+    #[serde(default)]
+    artifact: String,
+    #[serde(default)]
+    observation: String,
+    #[serde(default)]
+    required: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reply {
+    verdict: String,
+    #[serde(default)]
+    sections_applied: Vec<String>,
+    #[serde(default)]
+    findings: Vec<ModelFinding>,
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CycleSpec {
+    science: String,
+    #[serde(default)]
+    dcl: Vec<DclFinding>,
+    #[serde(default)]
+    reply: Option<Reply>,
+    #[serde(default)]
+    invalid: Option<String>,
+    #[serde(default)]
+    call_failed: bool,
+    #[serde(default)]
+    bound_exceeded: i64,
+    #[serde(default)]
+    replay_provider: bool,
+    #[serde(default)]
+    precedence: Option<String>,
+    #[serde(default)]
+    admit: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DisputeSpec {
+    cycle: usize,
+    rule: String,
+    artifact: String,
+    ruling: String,
+    #[serde(default = "grounds")]
+    grounds: String,
+}
+
+fn grounds() -> String {
+    "The principal disputes this finding on the stated criterion.".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tamper {
+    #[serde(default)]
+    cycle: Option<usize>,
+    file: String,
+    op: String,
+    #[serde(default)]
+    pointer: Option<String>,
+    #[serde(default)]
+    value: Option<toml::Value>,
+    #[serde(default)]
+    from: Option<String>,
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default = "rewrite")]
+    mode: String,
+}
+
+fn rewrite() -> String {
+    "rewrite".into()
+}
+
+/// Files of a cycle directory; a tamper naming any other file targets that path in the ledger
+/// repository (changed in the same commit as its cycle, in rewrite mode).
+const CYCLE_FILES: [&str; 4] = ["report.md", "checks.json", "receipt.json", "raw_exchange.json"];
+
+const V1_CONSTITUTION: &str = include_str!("../../test-vectors/real/crossaudit/examples/minimal/audit-repo/AUDIT_RULES.md");
+const V1_DCL_SOURCE: &str = "\"\"\"Deterministic check layer runner (fixture copy).\"\"\"\nimport json, sys\n\ndef main():\n    json.dump({\"crossaudit_dcl_version\": 1}, sys.stdout)\n";
+
+/// Controller record (v1 R2b / product state machine).
+#[derive(Debug, Clone)]
+struct CtlCycle {
+    id: String,
+    repo: String,
+    root_sha: String,
+    active_sha: String,
+    round: i64,
+    status: &'static str,
+    parent_receipt: String,
+    consumed: Vec<String>,
+}
+
+struct Minter {
+    s: Scenario,
+    family: Family,
+    local: bool,
+    v4: bool,
+    science: RepoBuilder,
+    audit: Option<RepoBuilder>,
+    labels: BTreeMap<String, ObjectId>,
+    /// Science label → the previous science label (parent for controller matching).
+    science_parent: BTreeMap<String, Option<String>>,
+    next_science: usize,
+    ctl: Vec<CtlCycle>,
+    history: Vec<Value>,
+    dirs: Vec<String>,
+    ledger_dir: String,
+    out: std::path::PathBuf,
+}
+
+fn jstr(s: &str) -> Value {
+    Value::String(s.to_owned())
+}
+
+fn jint(i: i64) -> Value {
+    Value::Number(Number::from_i64(i))
+}
+
+fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+fn toml_to_json(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Integer(i) => jint(*i),
+        toml::Value::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+    }
+}
+
+impl Minter {
+    fn new(s: Scenario, out: &Path) -> Result<Self, Error> {
+        let err = |m: String| Error { path: out.to_owned(), message: m };
+        let family = match s.dialect.as_str() {
+            "v1" => Family::V1,
+            "schema2" => Family::Schema2,
+            other => return Err(err(format!("dialect {other:?} is not v1 or schema2"))),
+        };
+        let local = s.mode.as_deref() == Some("local");
+        if family == Family::V1 && local {
+            return Err(err("the v1 reference has no local mode".into()));
+        }
+        let science = RepoBuilder::init(&out.join("science"))?;
+        let audit = if local { None } else { Some(RepoBuilder::init(&out.join("audit"))?) };
+        let v4 = s.product_version.starts_with('4');
+        let ledger_dir = "cycles".to_owned();
+        Ok(Minter {
+            s,
+            family,
+            local,
+            v4,
+            science,
+            audit,
+            labels: BTreeMap::new(),
+            science_parent: BTreeMap::new(),
+            next_science: 0,
+            ctl: Vec::new(),
+            history: Vec::new(),
+            dirs: Vec::new(),
+            ledger_dir,
+            out: out.to_owned(),
+        })
+    }
+
+    fn err(&self, m: impl Into<String>) -> Error {
+        Error { path: self.out.clone(), message: m.into() }
+    }
+
+    /// The builder holding the ledger.
+    fn ledger(&mut self) -> &mut RepoBuilder {
+        match &mut self.audit {
+            Some(a) => a,
+            None => &mut self.science,
+        }
+    }
+
+    fn ledger_path(&self) -> std::path::PathBuf {
+        self.audit.as_ref().map_or_else(|| self.science.path().to_owned(), |a| a.path().to_owned())
+    }
+
+    fn constitution_text(&self) -> String {
+        self.s.constitution.clone().unwrap_or_else(|| V1_CONSTITUTION.to_owned())
+    }
+
+    fn config_yaml(&self) -> String {
+        let s = &self.s;
+        let gen_line = s.generator_vendor.as_ref().map_or_else(String::new, |g| format!("generator:\n  vendor: {g}\n"));
+        match self.family {
+            Family::V1 => format!(
+                "version: 1\naudit:\n  repo: {}\n{gen_line}auditor:\n  vendor: {}\nloop:\n  max_rounds: {}\nseverity:\n  block_on: [BLOCKER]\nescalation:\n  method: github-issue\n  labels: [crossaudit-escalation]\n",
+                s.audit_repo,
+                s.auditor_vendor,
+                s.max_rounds.unwrap_or(3)
+            ),
+            Family::Schema2 => {
+                let mut y = format!("# crossaudit.yml - crossverify fixture\nversion: 1\n\nscience_repo: {}\n", s.science_repo);
+                if !self.local {
+                    y.push_str(&format!("audit_repo: {}\n", s.audit_repo));
+                }
+                y.push_str("constitution: AUDIT_RULES.md\n");
+                if let Some(m) = s.max_rounds {
+                    y.push_str(&format!("max_rounds: {m}\n"));
+                }
+                y.push_str(&format!(
+                    "\nauditor:\n  vendor: {}\n  provider: {}\n  model: {}\n  key_env: CROSSAUDIT_AUDITOR_KEY\n\n{gen_line}",
+                    s.auditor_vendor, s.provider, s.auditor_model
+                ));
+                if !s.isolation_minimum.is_empty() {
+                    y.push_str("\nisolation:\n  minimum:\n");
+                    for (k, v) in &s.isolation_minimum {
+                        y.push_str(&format!("    {k}: {v}\n"));
+                    }
+                }
+                y.push_str("\nstate:\n  dir: .crossaudit\n\nledger:\n  dir: cycles\n");
+                if let Some(d) = &s.scope_dirs {
+                    y.push_str(&format!("\nscope:\n  dirs: [{}]\n", d.join(", ")));
+                }
+                y.push_str("\nchecks: [schema, units, convergence, provenance]\n");
+                y
+            }
+        }
+    }
+
+    fn run(mut self) -> Result<(), Error> {
+        self.bootstrap()?;
+        let cycles = self.s.cycle.clone();
+        for (n, c) in cycles.iter().enumerate() {
+            self.science_up_to(&c.science)?;
+            self.mint_cycle(n + 1, c)?;
+        }
+        // Science commits after the last audit still belong to the repository.
+        while self.next_science < self.s.science.len() {
+            self.commit_next_science()?;
+        }
+        let disputes = self.s.dispute.clone();
+        if !disputes.is_empty() {
+            self.mint_disputes(&disputes)?;
+        }
+        let late: Vec<Tamper> = self.s.tamper.iter().filter(|t| t.mode == "commit").cloned().collect();
+        for t in late {
+            self.tamper_commit(&t)?;
+        }
+        Ok(())
+    }
+
+    fn bootstrap(&mut self) -> Result<(), Error> {
+        let yaml = self.config_yaml();
+        let constitution = self.constitution_text();
+        match self.family {
+            Family::V1 => {
+                self.science.file("crossaudit.yml", &yaml);
+                self.science.commit("bootstrap science repository")?;
+                let sources = if self.s.dcl_sources.is_empty() {
+                    BTreeMap::from([("checks/run_checks.py".to_owned(), V1_DCL_SOURCE.to_owned())])
+                } else {
+                    self.s.dcl_sources.clone()
+                };
+                let a = self.ledger();
+                a.file("AUDIT_RULES.md", &constitution);
+                for (p, t) in &sources {
+                    a.file(p, t);
+                }
+                a.commit("seed: constitution and check layer")?;
+            }
+            Family::Schema2 => {
+                let local = self.local;
+                let a = self.ledger();
+                a.file("AUDIT_RULES.md", &constitution).file("crossaudit.yml", &yaml).file(".gitignore", ".crossaudit/\n");
+                if !local {
+                    a.file("cycles/README.md", "# Ledger\n\nOne directory per audit cycle: the report, the deterministic\ncheck output, and the receipt that binds them to a commit. Append-only:\na re-audit adds an attempt, it never rewrites one.\n");
+                }
+                a.commit(if local { "bootstrap: constitution and configuration" } else { "seed: constitution and ledger" })?;
+                if !local {
+                    self.science.file("README.md", "# science repository\n");
+                    self.science.commit("bootstrap science repository")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn commit_next_science(&mut self) -> Result<(), Error> {
+        let i = self.next_science;
+        let prev = i.checked_sub(1).map(|p| self.s.science[p].label.clone());
+        let sc = &self.s.science[i];
+        let (label, message) = (sc.label.clone(), sc.message.clone());
+        for p in sc.remove.clone() {
+            self.science.remove(p);
+        }
+        for f in sc.file.clone() {
+            let (path, content) = fixture::spec::file_entry(&f).map_err(|m| self.err(format!("science {label}: {m}")))?;
+            self.science.put(path, content);
+        }
+        let id = self.science.commit(&message)?;
+        self.labels.insert(label.clone(), id);
+        self.science_parent.insert(label, prev);
+        self.next_science += 1;
+        Ok(())
+    }
+
+    fn science_up_to(&mut self, label: &str) -> Result<(), Error> {
+        while !self.labels.contains_key(label) {
+            if self.next_science >= self.s.science.len() {
+                return Err(self.err(format!("cycle audits unknown science label {label:?}")));
+            }
+            self.commit_next_science()?;
+        }
+        Ok(())
+    }
+
+    /// R2b / product `open_or_advance`. Returns (index into ctl, blocked_by_escalation).
+    fn open_or_advance(&mut self, sha: &str, parent: Option<&str>) -> (usize, bool) {
+        for (i, c) in self.ctl.iter_mut().enumerate() {
+            if c.active_sha == sha && (c.status == "OPEN" || c.status == "BLOCKED") {
+                c.round += 1;
+                c.status = "OPEN";
+                return (i, false);
+            }
+            if c.active_sha == sha && c.status == "ESCALATED" {
+                return (i, true);
+            }
+            if parent.is_some_and(|p| c.active_sha == p) && c.status == "ESCALATED" {
+                return (i, true);
+            }
+        }
+        for (i, c) in self.ctl.iter_mut().enumerate() {
+            if parent.is_some_and(|p| c.active_sha == p) && (c.status == "BLOCKED" || c.status == "OPEN") {
+                c.round += 1;
+                c.active_sha = sha.to_owned();
+                c.status = "OPEN";
+                return (i, false);
+            }
+        }
+        let repo = self.s.science_repo.clone();
+        self.ctl.push(CtlCycle {
+            id: cycle_id_for(&repo, sha),
+            repo,
+            root_sha: sha.to_owned(),
+            active_sha: sha.to_owned(),
+            round: 1,
+            status: "OPEN",
+            parent_receipt: String::new(),
+            consumed: Vec::new(),
+        });
+        (self.ctl.len() - 1, false)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn mint_cycle(&mut self, n: usize, c: &CycleSpec) -> Result<(), Error> {
+        let commit = self.labels[&c.science];
+        let sha = commit.to_string();
+        let parent_label = self.science_parent.get(&c.science).cloned().flatten();
+        let parent_sha = parent_label.and_then(|l| self.labels.get(&l)).map(ToString::to_string);
+        let (ci, lock) = self.open_or_advance(&sha, parent_sha.as_deref());
+        let round = self.ctl[ci].round;
+        let max_rounds = self.s.max_rounds.unwrap_or(3);
+        let product = self.family == Family::Schema2;
+        let rule = match c.precedence.as_deref() {
+            Some("paper") => Rule::Paper,
+            Some("dcl-first") => Rule::DclFirst,
+            Some(other) => return Err(self.err(format!("cycle {n}: precedence {other:?} is not paper or dcl-first"))),
+            None if product => Rule::DclFirst,
+            None => Rule::Paper,
+        };
+        let dcl_failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
+        let offline = c.reply.is_none() && c.invalid.is_none();
+        let inputs = Inputs {
+            lock,
+            invalid: c.invalid.is_some(),
+            dcl_failures,
+            bound: c.bound_exceeded > 0,
+            reply: c.reply.as_ref().map(|r| r.verdict.clone()),
+            offline,
+        };
+        let verdict = match synthesis::synthesize(rule, &inputs) {
+            synthesis::Expected::Verdict(v) => v.to_owned(),
+            synthesis::Expected::Reply => "ESCALATE".to_owned(),
+        };
+        let integrity = match (self.family, c.invalid.is_some()) {
+            (Family::V1, true) => "AUDITOR_INVALID_ESCALATION_REQUIRED",
+            (Family::V1, false) => "OK",
+            (Family::Schema2, true) if c.call_failed => "PROVIDER_FAILURE",
+            // The product keeps OK when a DCL failure outranked the invalid reply (§8).
+            (Family::Schema2, true) if verdict == "BLOCKED" => "OK",
+            (Family::Schema2, true) => "INVALID_REPLY",
+            (Family::Schema2, false) if c.bound_exceeded > 0 => "BOUNDS_EXCEEDED",
+            (Family::Schema2, false) if c.replay_provider && verdict == "PASS" => "NON_EVIDENTIAL_PROVIDER",
+            (Family::Schema2, false) => "OK",
+        };
+        // Manifest per the dialect's rule, read back from the science objects just written.
+        let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
+        let run_verb = self.s.verb.as_deref() == Some("run");
+        let cfg = Config::parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
+        let sel = match self.family {
+            Family::V1 => scope::v1(&sci, commit),
+            Family::Schema2 if run_verb => scope::product_run(&sci, commit, &cfg, scope::Product { v4: self.v4 }),
+            Family::Schema2 => scope::product_audit(&sci, commit, &self.s.scope, scope::Product { v4: self.v4 }),
+        }
+        .map_err(|e| self.err(e.to_string()))?;
+        let mut manifest = BTreeMap::new();
+        for (k, e) in &sel.keys {
+            let v = match e {
+                Expect::File(id) => Digest::of(&sci.blob(*id).map_err(|e| self.err(e.to_string()))?).hex(),
+                Expect::Absent { .. } => "ABSENT".to_owned(),
+            };
+            manifest.insert(k.clone(), jstr(&v));
+        }
+        let tree = sci.commit(commit).map_err(|e| self.err(e.to_string()))?.tree.to_string();
+        // Constitution version and check layer at audit time (before this cycle's commit).
+        let ledger_path = self.ledger_path();
+        let lrepo = Repo::open(&ledger_path).map_err(|e| self.err(e.to_string()))?;
+        let ltip = self.ledger().tip().ok_or_else(|| self.err("ledger has no commit"))?;
+        let constitution_commit = lrepo.last_change(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.map_or_else(|| "unversioned".to_owned(), |c| c.to_string());
+        let constitution_bytes = lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
+        let dcl_source = {
+            use sha2::Digest as _;
+            let mut h = sha2::Sha256::new();
+            let mut paths: Vec<String> = self.ledger().paths().map(|p| String::from_utf8_lossy(p).into_owned()).filter(|p| p.starts_with("checks/") && p.ends_with(".py") && p.matches('/').count() == 1).collect();
+            paths.sort();
+            for p in paths {
+                if let Some(fixture::Content::File(b) | fixture::Content::Executable(b)) = self.ledger().get(&p) {
+                    h.update(b);
+                }
+            }
+            Digest(h.finalize().into()).hex()
+        };
+        let model = if offline { "offline-stub".to_owned() } else if c.replay_provider { "replay-transcript".to_owned() } else { self.s.auditor_model.clone() };
+        let provider = if c.replay_provider { "replay".to_owned() } else { self.s.provider.clone() };
+        let prompt = if offline {
+            Digest::of(b"offline").hex()
+        } else {
+            Digest::of(format!("CONSTITUTION @ {constitution_commit}:\n{sha}\nround {round}").as_bytes()).hex()
+        };
+        // Directory.
+        let dir = match self.family {
+            Family::V1 => {
+                let base = format!("{}/{sha}", self.ledger_dir);
+                if self.dirs.contains(&base) { format!("{base}-r{round}") } else { base }
+            }
+            Family::Schema2 => {
+                let base = format!("{}/{}-r{round}", self.ledger_dir, &sha[..12]);
+                let mut d = base.clone();
+                let mut k = 2;
+                while self.dirs.contains(&d) {
+                    d = format!("{base}.{k}");
+                    k += 1;
+                }
+                d
+            }
+        };
+        self.dirs.push(dir.clone());
+        let dcl_json = self.dcl_output(c, &sha);
+        let report = self.report(c, &sha, round, &verdict, &constitution_commit, &dcl_json, &model, &provider);
+        let report_digest = Digest::of(report.as_bytes()).hex();
+        let mut files: Vec<(String, String)> = Vec::new();
+        let cycle_id = self.ctl[ci].id.clone();
+        let receipt = match self.family {
+            Family::V1 => {
+                let mut m = BTreeMap::new();
+                m.insert("science_repo".into(), jstr(&self.s.science_repo));
+                m.insert("sha".into(), jstr(&sha));
+                m.insert("tree".into(), jstr(&tree));
+                m.insert("round".into(), jint(round));
+                m.insert("cycle_id".into(), jstr(&cycle_id));
+                m.insert("manifest".into(), Value::Object(manifest.clone()));
+                m.insert("constitution_hash".into(), jstr(&constitution_commit));
+                m.insert("dcl_source_sha256".into(), jstr(&dcl_source));
+                m.insert("prompt_sha256".into(), jstr(&prompt));
+                m.insert("report_sha256".into(), jstr(&report_digest));
+                m.insert("auditor_model".into(), jstr(&model));
+                m.insert("audit_integrity".into(), jstr(integrity));
+                m.insert("input_bounds_exceeded".into(), jint(c.bound_exceeded));
+                m.insert("verdict".into(), jstr(&verdict));
+                Value::Object(m)
+            }
+            Family::Schema2 => Value::Null,
+        };
+        let parent_receipt = self.ctl[ci].parent_receipt.clone();
+        let exchange = if offline || c.call_failed {
+            let mut e = BTreeMap::from([("mode".to_owned(), jstr("none"))]);
+            if c.call_failed {
+                e.insert("error".into(), jstr(c.invalid.as_deref().unwrap_or("provider failure")));
+            }
+            Value::Object(e)
+        } else {
+            let mut e = BTreeMap::from([
+                ("mode".to_owned(), jstr("sealed")),
+                ("model".to_owned(), jstr(&model)),
+                ("provider".to_owned(), jstr(&provider)),
+                ("provider_request_id".to_owned(), jstr(&format!("{provider}:{}", &prompt[..12]))),
+                ("raw_retained".to_owned(), Value::Bool(false)),
+                ("request_sha256".to_owned(), jstr(&prompt)),
+                ("response_sha256".to_owned(), jstr(&Digest::of(format!("{verdict}{sha}").as_bytes()).hex())),
+            ]);
+            if self.v4 {
+                e.insert("fallback".into(), Value::Bool(false));
+                e.insert("reasoning_effort".into(), jstr("provider-default"));
+                e.insert("vendor".into(), jstr(&self.s.auditor_vendor));
+            }
+            Value::Object(e)
+        };
+        let heterogeneous = self.s.generator_vendor.as_deref().is_some_and(|g| g.trim().to_lowercase() != self.s.auditor_vendor.trim().to_lowercase());
+        let mut audit_block = BTreeMap::from([
+            ("audit_integrity".to_owned(), jstr(integrity)),
+            ("exchange".to_owned(), exchange),
+            ("model".to_owned(), jstr(&model)),
+            ("provider".to_owned(), jstr(&provider)),
+            ("retention".to_owned(), jstr("sealed")),
+            ("vendor".to_owned(), jstr(&self.s.auditor_vendor)),
+            ("verdict".to_owned(), jstr(&verdict)),
+        ]);
+        if self.v4 {
+            audit_block.insert("fallback".into(), Value::Bool(false));
+            audit_block.insert("reasoning_effort".into(), jstr("provider-default"));
+        }
+        let (science_repo, root_sha, version, local) = (self.s.science_repo.clone(), self.ctl[ci].root_sha.clone(), self.s.product_version.clone(), self.local);
+        let ledger_repo_name = if local { "local".to_owned() } else { self.s.audit_repo.clone() };
+        let scope_name = if run_verb { "changed-paths".to_owned() } else { self.s.scope.clone() };
+        let schema2 = |report_commit: &str| -> Value {
+            obj([
+                ("audit", Value::Object(audit_block.clone())),
+                (
+                    "cycle",
+                    obj([
+                        ("active_sha", jstr(&sha)),
+                        ("cycle_id", jstr(&cycle_id)),
+                        ("parent_receipt", jstr(&parent_receipt)),
+                        ("root_sha", jstr(&root_sha)),
+                        ("round", jint(round)),
+                    ]),
+                ),
+                (
+                    "inputs",
+                    obj([
+                        ("checks", Value::Array(["schema", "units", "convergence", "provenance"].iter().map(|c| jstr(c)).collect())),
+                        ("constitution_commit", jstr(&constitution_commit)),
+                        ("constitution_path", jstr("AUDIT_RULES.md")),
+                        ("constitution_sha256", jstr(&Digest::of(&constitution_bytes).hex())),
+                        ("dcl_source_sha256", jstr(&Digest::of(format!("crossaudit-dcl {version}").as_bytes()).hex())),
+                        ("manifest", Value::Object(manifest.clone())),
+                        ("prompt_sha256", jstr(&prompt)),
+                        ("skills", Value::Object(BTreeMap::new())),
+                    ]),
+                ),
+                (
+                    "isolation",
+                    obj([
+                        ("admission", jstr("local-controller")),
+                        ("contextual", Value::Bool(true)),
+                        ("credential", jstr("auditor-only")),
+                        ("execution", jstr(if local { "local" } else { "github-pair" })),
+                        ("parametric", Value::Bool(heterogeneous)),
+                        ("permissive", Value::Bool(!local)),
+                        ("provider", jstr(&format!("{provider}:{model}"))),
+                        ("provisioner", jstr("cli")),
+                    ]),
+                ),
+                (
+                    "ledger",
+                    obj([
+                        ("audit_repo", jstr(&ledger_repo_name)),
+                        ("cycle_path", jstr(&dir)),
+                        ("report_commit", jstr(report_commit)),
+                        ("report_sha256", jstr(&report_digest)),
+                    ]),
+                ),
+                ("receipt_schema", jint(2)),
+                (
+                    "subject",
+                    obj([
+                        ("science_repo", jstr(&science_repo)),
+                        ("scope", jstr(&scope_name)),
+                        ("sha", jstr(&sha)),
+                        ("tree", jstr(&tree)),
+                    ]),
+                ),
+                (
+                    "verifier",
+                    obj([
+                        ("code_digest_sha256", jstr(&Digest::of(format!("crossaudit {version}").as_bytes()).hex())),
+                        ("install_mode", jstr("wheel")),
+                        ("lock_digest_sha256", Value::Null),
+                        ("project", jstr("crossaudit")),
+                        ("version", jstr(&version)),
+                    ]),
+                ),
+            ])
+        };
+        let dcl_text = json::python_pretty(&dcl_json, true);
+        let report_file = self.tampered(n, "report.md", report);
+        let dcl_file = self.tampered(n, "checks.json", dcl_text);
+        let identity;
+        match self.family {
+            Family::V1 => {
+                let exchange = self.raw_exchange(c, &model);
+                let exchange_file = self.tampered(n, "raw_exchange.json", json::python_pretty(&exchange, true));
+                let receipt_text = json::python_pretty(&receipt, true);
+                identity = Digest::of(receipt_text.as_bytes()).hex();
+                files.push((format!("{dir}/report.md"), report_file));
+                files.push((format!("{dir}/checks.json"), dcl_file));
+                files.push((format!("{dir}/raw_exchange.json"), exchange_file));
+                let receipt_file = self.tampered(n, "receipt.json", receipt_text);
+                files.push((format!("{dir}/receipt.json"), receipt_file));
+                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
+                if self.s.publish_state.unwrap_or(true) {
+                    files.push(("controller/state.json".into(), self.state_json()));
+                }
+                let msg = format!("cycle: {}@{} — {verdict}", self.s.science_repo, &sha[..7]);
+                let l = self.ledger();
+                for (p, t) in &files {
+                    l.file(p, t);
+                }
+                self.apply_rewrite_side_files(n)?;
+                self.ledger().commit(&msg)?;
+                if c.admit {
+                    self.admit(ci, &identity, &sha)?;
+                }
+            }
+            Family::Schema2 => {
+                let sha12 = &sha[..12];
+                let l = self.ledger();
+                l.file(format!("{dir}/report.md"), &report_file);
+                if run_verb {
+                    l.file(format!("{dir}/checks.json"), &dcl_file);
+                }
+                let report_commit = l.commit(&format!("audit report {sha12} r{round}"))?;
+                let r = schema2(&report_commit.to_string());
+                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
+                let receipt_file = self.tampered(n, "receipt.json", json::python_pretty(&r, true));
+                let l = self.ledger();
+                l.file(format!("{dir}/receipt.json"), &receipt_file);
+                if !run_verb {
+                    l.file(format!("{dir}/checks.json"), &dcl_file);
+                }
+                self.apply_rewrite_side_files(n)?;
+                self.ledger().commit(&format!("audit receipt {sha12} r{round} ({verdict})"))?;
+                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
+            }
+        }
+        Ok(())
+    }
+
+    fn record_verdict(&mut self, ci: usize, sha: &str, verdict: &str, identity: &str, max_rounds: i64, round: i64) {
+        let c = &mut self.ctl[ci];
+        c.status = match verdict {
+            "PASS" => "PASSED",
+            "ESCALATE" | "DCL_ONLY" => "ESCALATED",
+            _ if round >= max_rounds => "ESCALATED",
+            _ => "BLOCKED",
+        };
+        c.parent_receipt = identity.to_owned();
+        let status = c.status;
+        let id = c.id.clone();
+        self.history.push(obj([
+            ("cycle", jstr(&id)),
+            ("event", jstr("verdict")),
+            ("receipt", jstr(&identity[..16])),
+            ("round", jint(round)),
+            ("sha", jstr(sha)),
+            ("status", jstr(status)),
+            ("verdict", jstr(verdict)),
+        ]));
+    }
+
+    fn admit(&mut self, ci: usize, identity: &str, sha: &str) -> Result<(), Error> {
+        let c = &mut self.ctl[ci];
+        if c.status != "PASSED" {
+            return Err(Error { path: self.out.clone(), message: format!("cycle {} is {}, cannot admit", c.id, c.status) });
+        }
+        c.consumed.push(identity.to_owned());
+        c.status = "CONSUMED";
+        let id = c.id.clone();
+        self.history.push(obj([("cycle", jstr(&id)), ("event", jstr("admit")), ("receipt", jstr(&identity[..16])), ("sha", jstr(sha))]));
+        let state = self.state_json();
+        let l = self.ledger();
+        l.file("controller/state.json", &state);
+        l.commit(&format!("controller: admit {id}"))?;
+        Ok(())
+    }
+
+    fn state_json(&self) -> String {
+        let cycles: BTreeMap<String, Value> = self
+            .ctl
+            .iter()
+            .map(|c| {
+                (
+                    c.id.clone(),
+                    obj([
+                        ("active_sha", jstr(&c.active_sha)),
+                        ("consumed", Value::Array(c.consumed.iter().map(|h| jstr(h)).collect())),
+                        ("parent_receipt", jstr(&c.parent_receipt)),
+                        ("repo", jstr(&c.repo)),
+                        ("root_sha", jstr(&c.root_sha)),
+                        ("round", jint(c.round)),
+                        ("status", jstr(c.status)),
+                    ]),
+                )
+            })
+            .collect();
+        let mut t = json::python_pretty(&obj([("cycles", Value::Object(cycles)), ("history", Value::Array(self.history.clone()))]), true);
+        t.push('\n');
+        t
+    }
+
+    fn dcl_output(&self, c: &CycleSpec, sha: &str) -> Value {
+        let failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
+        let verdict = if failures > 0 { "BLOCKED" } else { "PASS" };
+        let n = i64::try_from(failures).unwrap_or(i64::MAX);
+        match self.family {
+            Family::V1 => {
+                let mut by_exp: BTreeMap<String, Vec<&DclFinding>> = BTreeMap::new();
+                for f in &c.dcl {
+                    by_exp.entry(format!("science/{}", f.artifact)).or_default().push(f);
+                }
+                if by_exp.is_empty() {
+                    by_exp.insert(format!("science/experiments/{}", &sha[..7]), Vec::new());
+                }
+                let results = by_exp
+                    .into_iter()
+                    .map(|(exp, fs)| {
+                        let hard = i64::try_from(fs.iter().filter(|f| f.severity == "BLOCKER").count()).unwrap_or(0);
+                        obj([
+                            ("experiment", jstr(&exp)),
+                            (
+                                "findings",
+                                Value::Array(fs.iter().map(|f| obj([("check", jstr(&f.check)), ("message", jstr(&f.message)), ("rule", jstr(&f.rule)), ("severity", jstr(&f.severity))])).collect()),
+                            ),
+                            ("hard_failures", jint(hard)),
+                        ])
+                    })
+                    .collect();
+                obj([("crossaudit_dcl_version", jint(1)), ("results", Value::Array(results)), ("total_hard_failures", jint(n)), ("verdict", jstr(verdict))])
+            }
+            Family::Schema2 => {
+                let findings = c
+                    .dcl
+                    .iter()
+                    .map(|f| {
+                        let mut m = BTreeMap::from([
+                            ("artifact".to_owned(), jstr(&f.artifact)),
+                            ("observation".to_owned(), jstr(&f.message)),
+                            ("severity".to_owned(), jstr(&f.severity)),
+                            ("rule".to_owned(), jstr(if self.v4 { "" } else { &f.rule })),
+                        ]);
+                        if self.v4 {
+                            m.insert("rule".into(), jstr(&format!("DCL:{}", f.check)));
+                            m.insert("check".into(), jstr(&f.check));
+                            m.insert("implementation_code".into(), jstr(&f.rule));
+                        }
+                        Value::Object(m)
+                    })
+                    .collect();
+                let mut m = BTreeMap::from([
+                    ("crossaudit_dcl_version".to_owned(), jint(if self.v4 { 3 } else { 2 })),
+                    ("findings".to_owned(), Value::Array(findings)),
+                    ("notes".to_owned(), Value::Array(Vec::new())),
+                    ("total_hard_failures".to_owned(), jint(n)),
+                    ("verdict".to_owned(), jstr(verdict)),
+                ]);
+                if self.v4 {
+                    m.insert(
+                        "contracts".into(),
+                        obj([
+                            ("convergence", jstr("When results.json has convergence, it is a mapping whose converged field is true; numeric achieved must not exceed numeric threshold.")),
+                            ("document-export-integrity", jstr("Every PDF/DOCX increment must be a valid, non-encrypted document with at least one page/paragraph and extractable text. Macro-enabled OOXML is refused.")),
+                            ("provenance", jstr("Each quantity source exactly equals one 'path@revision' string in metadata.yml inputs; a matching source revision different from code_version is additionally recorded as advisory.")),
+                            ("schema", jstr("Every audited increment contains parseable metadata.yml with code_version and an inputs list of 'path@revision' strings, plus parseable results.json with a quantities list.")),
+                            ("units", jstr("Every entry in results.json quantities is a mapping with non-empty unit and source fields.")),
+                        ]),
+                    );
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    fn raw_exchange(&self, c: &CycleSpec, model: &str) -> Value {
+        let offline = c.reply.is_none() && c.invalid.is_none();
+        let reply = match (&c.reply, &c.invalid) {
+            (Some(r), None) => reply_json(r),
+            _ => Value::Null,
+        };
+        obj([
+            ("endpoint", if offline { Value::Null } else { jstr("https://api.example.invalid/v1") }),
+            ("invalid_reason", c.invalid.as_deref().map_or(Value::Null, jstr)),
+            ("model", jstr(model)),
+            ("raw_reply", reply),
+            ("started_at", jint(self.science.clock())),
+            ("system_prompt_sha256", jstr(&Digest::of(b"crossverify fixture system prompt").hex())),
+            ("temperature", jint(0)),
+        ])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn report(&self, c: &CycleSpec, sha: &str, round: i64, verdict: &str, constitution: &str, dcl: &Value, model: &str, provider: &str) -> String {
+        let failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
+        let offline = c.reply.is_none() && c.invalid.is_none();
+        let valid = c.reply.as_ref().filter(|_| c.invalid.is_none());
+        let mut l: Vec<String> = Vec::new();
+        match self.family {
+            Family::V1 => {
+                l.push(format!("# Audit Report — {}@{}", self.s.science_repo, &sha[..7]));
+                l.push(String::new());
+                l.push("| | |".into());
+                l.push("|---|---|".into());
+                l.push(format!("| **Increment** | `{}` commit `{sha}` |", self.s.science_repo));
+                l.push(format!("| **Round** | {round} |"));
+                l.push(format!("| **Constitution** | `AUDIT_RULES.md` @ `{constitution}` |"));
+                l.push(format!("| **Deterministic checks** | {} — {failures} hard failure(s) |", if failures > 0 { "BLOCKED" } else { "PASS" }));
+                l.push(format!("| **Verdict** | **{verdict}** |"));
+                let auditor = if offline { "offline stub (DCL only)".to_owned() } else { model.to_owned() };
+                l.push(format!("| **Auditor** | {auditor} |"));
+                l.push(String::new());
+                l.push("## Findings".into());
+                l.push(String::new());
+                let mut any = false;
+                for f in &c.dcl {
+                    any = true;
+                    l.push(format!("### [{}] {} — deterministic check `{}`", f.severity, f.rule, f.check));
+                    l.push(format!("- **Artifact:** `science/{}`", f.artifact));
+                    l.push(format!("- **Observation:** {}", f.message));
+                    l.push("- **Layer:** deterministic (non-overridable, I4)".into());
+                    l.push(String::new());
+                }
+                if let Some(reason) = &c.invalid {
+                    any = true;
+                    l.push("### [BLOCKER] CA-META-002 — invalid Auditor reply".into());
+                    l.push(format!("- **Observation:** {reason}; escalated per I3."));
+                    l.push(String::new());
+                }
+                if let Some(r) = valid {
+                    for f in &r.findings {
+                        any = true;
+                        l.push(format!("### [{}] {} — LLM audit", f.severity, f.rule));
+                        l.push(format!("- **Artifact:** `{}`", f.artifact));
+                        l.push(format!("- **Observation:** {}", f.observation));
+                        l.push(format!("- **Required to clear:** {}", f.required));
+                        l.push(String::new());
+                    }
+                }
+                if !any {
+                    l.push("No findings.".into());
+                    l.push(String::new());
+                }
+                l.push("## Deterministic check output".into());
+                l.push(String::new());
+                l.push("```json".into());
+                l.push(json::python_pretty(dcl, true));
+                l.push("```".into());
+                l.push(String::new());
+                if let Some(notes) = valid.and_then(|r| r.notes.clone()) {
+                    l.push("## Notes for the human (asynchronous)".into());
+                    l.push(String::new());
+                    l.push(notes);
+                }
+            }
+            Family::Schema2 => {
+                l.push(format!("# Audit Report — {}@{}", self.s.science_repo, &sha[..12]));
+                l.push(String::new());
+                l.push("| | |".into());
+                l.push("|---|---|".into());
+                l.push(format!("| verdict | **{verdict}** |"));
+                l.push(format!("| round | {round} |"));
+                l.push(format!("| constitution | `{}` |", &constitution[..constitution.len().min(12)]));
+                if self.v4 {
+                    l.push(format!("| auditor | `{provider}:{model}` (vendor {}; effort provider-default) |", self.s.auditor_vendor));
+                } else {
+                    l.push(format!("| auditor | `{provider}:{model}` (vendor {}) |", self.s.auditor_vendor));
+                }
+                l.push(format!("| deterministic layer | {failures} hard failure(s) |"));
+                l.push(String::new());
+                l.push("## Deterministic findings".into());
+                l.push(String::new());
+                if c.dcl.is_empty() {
+                    l.push("None.".into());
+                    l.push(String::new());
+                }
+                for f in &c.dcl {
+                    let rule = if self.v4 { format!("DCL:{}", f.check) } else { f.rule.clone() };
+                    l.push(format!("### [{}] {rule} — {}", f.severity, f.artifact));
+                    if self.v4 {
+                        l.push(format!("Machine check: `{}` (configured in `crossaudit.yml`; not a Constitution amendment)", f.check));
+                    }
+                    l.push(f.message.clone());
+                    l.push(String::new());
+                }
+                l.push("## Model findings".into());
+                l.push(String::new());
+                if let Some(reason) = &c.invalid {
+                    l.push("### [BLOCKER] CA-META-002 — invalid Auditor reply".into());
+                    l.push(format!("The model audit was rejected: {reason}. Under I3 an invalid audit escalates; it can never pass an increment."));
+                } else if offline {
+                    l.push("No model audit ran; this is a deterministic-tier result only.".into());
+                } else if let Some(r) = valid {
+                    if r.findings.is_empty() {
+                        l.push("None.".into());
+                        l.push(String::new());
+                    }
+                    for f in &r.findings {
+                        l.push(format!("### [{}] {} — {}", f.severity, f.rule, f.artifact));
+                        l.push(f.observation.clone());
+                        l.push(String::new());
+                    }
+                    l.push(format!("Rules applied: {}", r.sections_applied.join(", ")));
+                }
+            }
+        }
+        let mut text = l.join("\n");
+        text.push('\n');
+        if self.family == Family::V1 {
+            while text.ends_with("\n\n") {
+                text.pop();
+            }
+        }
+        text
+    }
+
+    fn mint_disputes(&mut self, disputes: &[DisputeSpec]) -> Result<(), Error> {
+        let mut lines = String::new();
+        for d in disputes {
+            let dir = self.dirs.get(d.cycle.wrapping_sub(1)).cloned().ok_or_else(|| self.err(format!("dispute names cycle {}", d.cycle)))?;
+            let name = dir.rsplit('/').next().unwrap_or(&dir).to_owned();
+            let key = format!("{}@{}", d.rule, d.artifact);
+            let v = obj([
+                ("artifact", jstr(&d.artifact)),
+                ("cycle_id", jstr(&name)),
+                ("finding_key", jstr(&key)),
+                ("grounds", jstr(&d.grounds)),
+                ("note", jstr("")),
+                ("reasoning", jstr("The auditor re-read the cited criterion.")),
+                ("rule", jstr(&d.rule)),
+                ("ruling", jstr(&d.ruling)),
+                ("t", jint(self.science.clock())),
+            ]);
+            lines.push_str(&python_line(&v));
+            lines.push('\n');
+            let path = format!("{}/disputes.jsonl", self.ledger_dir);
+            let l = self.ledger();
+            l.file(&path, &lines);
+            l.commit(&format!("dispute {key}: {}", d.ruling.to_lowercase()))?;
+        }
+        Ok(())
+    }
+
+    /// Applies rewrite-mode tampers to a cycle file as it is first written.
+    fn tampered(&self, n: usize, file: &str, text: String) -> String {
+        let mut t = text;
+        for tp in self.s.tamper.iter().filter(|t| t.mode == "rewrite" && t.cycle == Some(n) && t.file == file) {
+            t = apply(tp, &t);
+        }
+        t
+    }
+
+    /// Rewrite-mode tampers on files outside the cycle directory (e.g. the Constitution or a
+    /// check script changed in the same commit as cycle `n`).
+    fn apply_rewrite_side_files(&mut self, n: usize) -> Result<(), Error> {
+        let side: Vec<Tamper> = self.s.tamper.iter().filter(|t| t.mode == "rewrite" && t.cycle == Some(n) && !CYCLE_FILES.contains(&t.file.as_str())).cloned().collect();
+        for t in side {
+            let current = match self.ledger().get(&t.file) {
+                Some(fixture::Content::File(b)) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            };
+            if t.op == "delete" {
+                self.ledger().remove(&t.file);
+            } else {
+                let new = apply(&t, &current);
+                self.ledger().file(&t.file, new);
+            }
+        }
+        Ok(())
+    }
+
+    fn tamper_commit(&mut self, t: &Tamper) -> Result<(), Error> {
+        let path = match t.cycle.filter(|_| CYCLE_FILES.contains(&t.file.as_str())) {
+            Some(n) => format!("{}/{}", self.dirs.get(n.wrapping_sub(1)).cloned().ok_or_else(|| self.err(format!("tamper names cycle {n}")))?, t.file),
+            None => t.file.clone(),
+        };
+        let current = match self.ledger().get(&path) {
+            Some(fixture::Content::File(b)) => String::from_utf8_lossy(b).into_owned(),
+            _ => String::new(),
+        };
+        if t.op == "delete" {
+            self.ledger().remove(&path);
+        } else {
+            let new = apply(t, &current);
+            self.ledger().file(&path, new);
+        }
+        self.ledger().commit(&format!("edit {path}"))?;
+        Ok(())
+    }
+}
+
+/// `json.dumps(v, sort_keys=True)` for a flat object: default separators `, ` and `: `.
+fn python_line(v: &Value) -> String {
+    let Value::Object(m) = v else { return json::canonical(v) };
+    let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}: {}", json::canonical(&Value::String(k.clone())), json::canonical(v))).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+fn reply_json(r: &Reply) -> Value {
+    let mut m = BTreeMap::from([
+        ("verdict".to_owned(), jstr(&r.verdict)),
+        ("sections_applied".to_owned(), Value::Array(r.sections_applied.iter().map(|s| jstr(s)).collect())),
+        (
+            "findings".to_owned(),
+            Value::Array(
+                r.findings
+                    .iter()
+                    .map(|f| obj([("artifact", jstr(&f.artifact)), ("observation", jstr(&f.observation)), ("required", jstr(&f.required)), ("rule", jstr(&f.rule)), ("severity", jstr(&f.severity))]))
+                    .collect(),
+            ),
+        ),
+    ]);
+    if let Some(n) = &r.notes {
+        m.insert("notes_for_human".into(), jstr(n));
+    }
+    Value::Object(m)
+}
+
+/// Applies one tamper operation to a file's text.
+fn apply(t: &Tamper, text: &str) -> String {
+    match t.op.as_str() {
+        "replace" => text.replacen(t.from.as_deref().unwrap_or(""), t.to.as_deref().unwrap_or(""), 1),
+        "write" | "raw" => t.text.clone().unwrap_or_default(),
+        "append" => format!("{text}{}", t.text.as_deref().unwrap_or("")),
+        "set" | "remove-key" => {
+            let Ok(mut v) = json::parse(text.as_bytes()) else { return text.to_owned() };
+            let ptr: Vec<String> = t.pointer.as_deref().unwrap_or("").split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+            set_pointer(&mut v, &ptr, if t.op == "set" { Some(t.value.as_ref().map_or(Value::Null, toml_to_json)) } else { None });
+            let trailing = text.ends_with('\n');
+            let mut out = json::python_pretty(&v, true);
+            if trailing {
+                out.push('\n');
+            }
+            out
+        }
+        _ => text.to_owned(),
+    }
+}
+
+fn set_pointer(v: &mut Value, ptr: &[String], value: Option<Value>) {
+    let Some((last, path)) = ptr.split_last() else {
+        if let Some(x) = value {
+            *v = x;
+        }
+        return;
+    };
+    let mut cur = v;
+    for p in path {
+        cur = match cur {
+            Value::Object(m) => m.entry(p.clone()).or_insert_with(|| Value::Object(BTreeMap::new())),
+            Value::Array(a) => match p.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                Some(x) => x,
+                None => return,
+            },
+            _ => return,
+        };
+    }
+    match (cur, value) {
+        (Value::Object(m), Some(x)) => {
+            m.insert(last.clone(), x);
+        }
+        (Value::Object(m), None) => {
+            m.remove(last);
+        }
+        (Value::Array(a), Some(x)) => {
+            if let Some(slot) = last.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                *slot = x;
+            }
+        }
+        _ => {}
+    }
 }

@@ -67,6 +67,12 @@ impl Number {
     pub fn from_i64(v: i64) -> Self {
         Number(v.to_string())
     }
+
+    /// Builds a number from a finite float, written as Python's `repr` would.
+    #[must_use]
+    pub fn from_f64(v: f64) -> Option<Self> {
+        v.is_finite().then(|| Number(write::python_float_repr(v)))
+    }
 }
 
 impl Value {

@@ -45,6 +45,8 @@ struct Global {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Verify the demo ledger built into the binary (no arguments, no network, no git CLI).
+    Demo,
     /// Re-derive the SHA-256 manifest of REPO at REV from git objects.
     Manifest {
         /// Repository (work tree, .git directory or bare).
@@ -164,6 +166,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
     let report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::manifest::command(repo, rev, scopes, ctx)?,
+        Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
         Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
