@@ -28,8 +28,34 @@ use crate::manifest::Digest;
 /// # Errors
 /// Unreadable or malformed description, or a write failure.
 pub fn build_file(path: &Path, out: &Path) -> Result<(), Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error { path: path.to_owned(), message: e.to_string() })?;
+    let text = resolve(path, 0)?;
     build(&text, out)
+}
+
+/// Reads a scenario, merging it over the scenario its `base` key names (a sibling file, without
+/// `.toml`): top-level keys of the derived scenario replace the base's, except `tamper`, which
+/// is appended.
+fn resolve(path: &Path, depth: usize) -> Result<String, Error> {
+    let err = |m: String| Error { path: path.to_owned(), message: m };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let mut t: toml::Table = text.parse().map_err(|e: toml::de::Error| err(format!("invalid TOML: {e}")))?;
+    let Some(base) = t.remove("base") else { return Ok(text) };
+    let name = base.as_str().ok_or_else(|| err("base must be a fixture name".into()))?;
+    if depth > 4 {
+        return Err(err("base chain deeper than 4".into()));
+    }
+    let base_path = path.with_file_name(format!("{name}.toml"));
+    let mut merged: toml::Table =
+        resolve(&base_path, depth + 1)?.parse().map_err(|e: toml::de::Error| err(e.to_string()))?;
+    for (k, v) in t {
+        match (k.as_str(), merged.get_mut("tamper"), v) {
+            ("tamper", Some(toml::Value::Array(existing)), toml::Value::Array(more)) => existing.extend(more),
+            (_, _, v) => {
+                merged.insert(k, v);
+            }
+        }
+    }
+    toml::to_string(&merged).map_err(|e| err(e.to_string()))
 }
 
 /// Builds the fixture described by `text` into `out`: `out/science` and, in paired mode,
@@ -237,7 +263,8 @@ fn rewrite() -> String {
 /// repository (changed in the same commit as its cycle, in rewrite mode).
 const CYCLE_FILES: [&str; 4] = ["report.md", "checks.json", "receipt.json", "raw_exchange.json"];
 
-const V1_CONSTITUTION: &str = include_str!("../../test-vectors/real/crossaudit/examples/minimal/audit-repo/AUDIT_RULES.md");
+const V1_CONSTITUTION: &str =
+    include_str!("../../test-vectors/real/crossaudit/examples/minimal/audit-repo/AUDIT_RULES.md");
 const V1_DCL_SOURCE: &str = "\"\"\"Deterministic check layer runner (fixture copy).\"\"\"\nimport json, sys\n\ndef main():\n    json.dump({\"crossaudit_dcl_version\": 1}, sys.stdout)\n";
 
 /// Controller record (v1 R2b / product state machine).
@@ -267,8 +294,19 @@ struct Minter {
     ctl: Vec<CtlCycle>,
     history: Vec<Value>,
     dirs: Vec<String>,
+    /// What each minted cycle was, for tamper placeholders.
+    minted: Vec<Minted>,
     ledger_dir: String,
     out: std::path::PathBuf,
+}
+
+#[derive(Debug, Clone)]
+struct Minted {
+    sha: String,
+    cycle_id: String,
+    identity: String,
+    dir: String,
+    constitution: String,
 }
 
 fn jstr(s: &str) -> Value {
@@ -324,6 +362,7 @@ impl Minter {
             ctl: Vec::new(),
             history: Vec::new(),
             dirs: Vec::new(),
+            minted: Vec::new(),
             ledger_dir,
             out: out.to_owned(),
         })
@@ -360,7 +399,8 @@ impl Minter {
                 s.max_rounds.unwrap_or(3)
             ),
             Family::Schema2 => {
-                let mut y = format!("# crossaudit.yml - crossverify fixture\nversion: 1\n\nscience_repo: {}\n", s.science_repo);
+                let mut y =
+                    format!("# crossaudit.yml - crossverify fixture\nversion: 1\n\nscience_repo: {}\n", s.science_repo);
                 if !self.local {
                     y.push_str(&format!("audit_repo: {}\n", s.audit_repo));
                 }
@@ -432,11 +472,17 @@ impl Minter {
             Family::Schema2 => {
                 let local = self.local;
                 let a = self.ledger();
-                a.file("AUDIT_RULES.md", &constitution).file("crossaudit.yml", &yaml).file(".gitignore", ".crossaudit/\n");
+                a.file("AUDIT_RULES.md", &constitution)
+                    .file("crossaudit.yml", &yaml)
+                    .file(".gitignore", ".crossaudit/\n");
                 if !local {
                     a.file("cycles/README.md", "# Ledger\n\nOne directory per audit cycle: the report, the deterministic\ncheck output, and the receipt that binds them to a commit. Append-only:\na re-audit adds an attempt, it never rewrites one.\n");
                 }
-                a.commit(if local { "bootstrap: constitution and configuration" } else { "seed: constitution and ledger" })?;
+                a.commit(if local {
+                    "bootstrap: constitution and configuration"
+                } else {
+                    "seed: constitution and ledger"
+                })?;
                 if !local {
                     self.science.file("README.md", "# science repository\n");
                     self.science.commit("bootstrap science repository")?;
@@ -455,7 +501,8 @@ impl Minter {
             self.science.remove(p);
         }
         for f in sc.file.clone() {
-            let (path, content) = fixture::spec::file_entry(&f).map_err(|m| self.err(format!("science {label}: {m}")))?;
+            let (path, content) =
+                fixture::spec::file_entry(&f).map_err(|m| self.err(format!("science {label}: {m}")))?;
             self.science.put(path, content);
         }
         let id = self.science.commit(&message)?;
@@ -577,12 +624,21 @@ impl Minter {
         let ledger_path = self.ledger_path();
         let lrepo = Repo::open(&ledger_path).map_err(|e| self.err(e.to_string()))?;
         let ltip = self.ledger().tip().ok_or_else(|| self.err("ledger has no commit"))?;
-        let constitution_commit = lrepo.last_change(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.map_or_else(|| "unversioned".to_owned(), |c| c.to_string());
-        let constitution_bytes = lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
+        let constitution_commit = lrepo
+            .last_change(ltip, "AUDIT_RULES.md")
+            .map_err(|e| self.err(e.to_string()))?
+            .map_or_else(|| "unversioned".to_owned(), |c| c.to_string());
+        let constitution_bytes =
+            lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
         let dcl_source = {
             use sha2::Digest as _;
             let mut h = sha2::Sha256::new();
-            let mut paths: Vec<String> = self.ledger().paths().map(|p| String::from_utf8_lossy(p).into_owned()).filter(|p| p.starts_with("checks/") && p.ends_with(".py") && p.matches('/').count() == 1).collect();
+            let mut paths: Vec<String> = self
+                .ledger()
+                .paths()
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .filter(|p| p.starts_with("checks/") && p.ends_with(".py") && p.matches('/').count() == 1)
+                .collect();
             paths.sort();
             for p in paths {
                 if let Some(fixture::Content::File(b) | fixture::Content::Executable(b)) = self.ledger().get(&p) {
@@ -591,7 +647,13 @@ impl Minter {
             }
             Digest(h.finalize().into()).hex()
         };
-        let model = if offline { "offline-stub".to_owned() } else if c.replay_provider { "replay-transcript".to_owned() } else { self.s.auditor_model.clone() };
+        let model = if offline {
+            "offline-stub".to_owned()
+        } else if c.replay_provider {
+            "replay-transcript".to_owned()
+        } else {
+            self.s.auditor_model.clone()
+        };
         let provider = if c.replay_provider { "replay".to_owned() } else { self.s.provider.clone() };
         let prompt = if offline {
             Digest::of(b"offline").hex()
@@ -616,6 +678,13 @@ impl Minter {
             }
         };
         self.dirs.push(dir.clone());
+        self.minted.push(Minted {
+            sha: sha.clone(),
+            cycle_id: self.ctl[ci].id.clone(),
+            identity: String::new(),
+            dir: dir.clone(),
+            constitution: constitution_commit.clone(),
+        });
         let dcl_json = self.dcl_output(c, &sha);
         let report = self.report(c, &sha, round, &verdict, &constitution_commit, &dcl_json, &model, &provider);
         let report_digest = Digest::of(report.as_bytes()).hex();
@@ -666,7 +735,11 @@ impl Minter {
             }
             Value::Object(e)
         };
-        let heterogeneous = self.s.generator_vendor.as_deref().is_some_and(|g| g.trim().to_lowercase() != self.s.auditor_vendor.trim().to_lowercase());
+        let heterogeneous = self
+            .s
+            .generator_vendor
+            .as_deref()
+            .is_some_and(|g| g.trim().to_lowercase() != self.s.auditor_vendor.trim().to_lowercase());
         let mut audit_block = BTreeMap::from([
             ("audit_integrity".to_owned(), jstr(integrity)),
             ("exchange".to_owned(), exchange),
@@ -680,7 +753,8 @@ impl Minter {
             audit_block.insert("fallback".into(), Value::Bool(false));
             audit_block.insert("reasoning_effort".into(), jstr("provider-default"));
         }
-        let (science_repo, root_sha, version, local) = (self.s.science_repo.clone(), self.ctl[ci].root_sha.clone(), self.s.product_version.clone(), self.local);
+        let (science_repo, root_sha, version, local) =
+            (self.s.science_repo.clone(), self.ctl[ci].root_sha.clone(), self.s.product_version.clone(), self.local);
         let ledger_repo_name = if local { "local".to_owned() } else { self.s.audit_repo.clone() };
         let scope_name = if run_verb { "changed-paths".to_owned() } else { self.s.scope.clone() };
         let schema2 = |report_commit: &str| -> Value {
@@ -699,7 +773,12 @@ impl Minter {
                 (
                     "inputs",
                     obj([
-                        ("checks", Value::Array(["schema", "units", "convergence", "provenance"].iter().map(|c| jstr(c)).collect())),
+                        (
+                            "checks",
+                            Value::Array(
+                                ["schema", "units", "convergence", "provenance"].iter().map(|c| jstr(c)).collect(),
+                            ),
+                        ),
                         ("constitution_commit", jstr(&constitution_commit)),
                         ("constitution_path", jstr("AUDIT_RULES.md")),
                         ("constitution_sha256", jstr(&Digest::of(&constitution_bytes).hex())),
@@ -763,11 +842,20 @@ impl Minter {
                 let exchange_file = self.tampered(n, "raw_exchange.json", json::python_pretty(&exchange, true));
                 let receipt_text = json::python_pretty(&receipt, true);
                 identity = Digest::of(receipt_text.as_bytes()).hex();
-                files.push((format!("{dir}/report.md"), report_file));
-                files.push((format!("{dir}/checks.json"), dcl_file));
-                files.push((format!("{dir}/raw_exchange.json"), exchange_file));
+                if let Some(m) = self.minted.last_mut() {
+                    m.identity.clone_from(&identity);
+                }
                 let receipt_file = self.tampered(n, "receipt.json", receipt_text);
-                files.push((format!("{dir}/receipt.json"), receipt_file));
+                for (name, f) in [
+                    ("report.md", report_file),
+                    ("checks.json", dcl_file),
+                    ("raw_exchange.json", exchange_file),
+                    ("receipt.json", receipt_file),
+                ] {
+                    if let Some(f) = f {
+                        files.push((format!("{dir}/{name}"), f));
+                    }
+                }
                 self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
                 if self.s.publish_state.unwrap_or(true) {
                     files.push(("controller/state.json".into(), self.state_json()));
@@ -786,18 +874,25 @@ impl Minter {
             Family::Schema2 => {
                 let sha12 = &sha[..12];
                 let l = self.ledger();
-                l.file(format!("{dir}/report.md"), &report_file);
-                if run_verb {
-                    l.file(format!("{dir}/checks.json"), &dcl_file);
+                if let Some(f) = &report_file {
+                    l.file(format!("{dir}/report.md"), f);
+                }
+                if let (true, Some(f)) = (run_verb, &dcl_file) {
+                    l.file(format!("{dir}/checks.json"), f);
                 }
                 let report_commit = l.commit(&format!("audit report {sha12} r{round}"))?;
                 let r = schema2(&report_commit.to_string());
                 identity = Digest::of(json::canonical(&r).as_bytes()).hex();
+                if let Some(m) = self.minted.last_mut() {
+                    m.identity.clone_from(&identity);
+                }
                 let receipt_file = self.tampered(n, "receipt.json", json::python_pretty(&r, true));
                 let l = self.ledger();
-                l.file(format!("{dir}/receipt.json"), &receipt_file);
-                if !run_verb {
-                    l.file(format!("{dir}/checks.json"), &dcl_file);
+                if let Some(f) = &receipt_file {
+                    l.file(format!("{dir}/receipt.json"), f);
+                }
+                if let (false, Some(f)) = (run_verb, &dcl_file) {
+                    l.file(format!("{dir}/checks.json"), f);
                 }
                 self.apply_rewrite_side_files(n)?;
                 self.ledger().commit(&format!("audit receipt {sha12} r{round} ({verdict})"))?;
@@ -832,16 +927,26 @@ impl Minter {
     fn admit(&mut self, ci: usize, identity: &str, sha: &str) -> Result<(), Error> {
         let c = &mut self.ctl[ci];
         if c.status != "PASSED" {
-            return Err(Error { path: self.out.clone(), message: format!("cycle {} is {}, cannot admit", c.id, c.status) });
+            return Err(Error {
+                path: self.out.clone(),
+                message: format!("cycle {} is {}, cannot admit", c.id, c.status),
+            });
         }
         c.consumed.push(identity.to_owned());
         c.status = "CONSUMED";
         let id = c.id.clone();
-        self.history.push(obj([("cycle", jstr(&id)), ("event", jstr("admit")), ("receipt", jstr(&identity[..16])), ("sha", jstr(sha))]));
-        let state = self.state_json();
-        let l = self.ledger();
-        l.file("controller/state.json", &state);
-        l.commit(&format!("controller: admit {id}"))?;
+        self.history.push(obj([
+            ("cycle", jstr(&id)),
+            ("event", jstr("admit")),
+            ("receipt", jstr(&identity[..16])),
+            ("sha", jstr(sha)),
+        ]));
+        if self.s.publish_state.unwrap_or(true) {
+            let state = self.state_json();
+            let l = self.ledger();
+            l.file("controller/state.json", &state);
+            l.commit(&format!("controller: admit {id}"))?;
+        }
         Ok(())
     }
 
@@ -864,7 +969,10 @@ impl Minter {
                 )
             })
             .collect();
-        let mut t = json::python_pretty(&obj([("cycles", Value::Object(cycles)), ("history", Value::Array(self.history.clone()))]), true);
+        let mut t = json::python_pretty(
+            &obj([("cycles", Value::Object(cycles)), ("history", Value::Array(self.history.clone()))]),
+            true,
+        );
         t.push('\n');
         t
     }
@@ -890,13 +998,29 @@ impl Minter {
                             ("experiment", jstr(&exp)),
                             (
                                 "findings",
-                                Value::Array(fs.iter().map(|f| obj([("check", jstr(&f.check)), ("message", jstr(&f.message)), ("rule", jstr(&f.rule)), ("severity", jstr(&f.severity))])).collect()),
+                                Value::Array(
+                                    fs.iter()
+                                        .map(|f| {
+                                            obj([
+                                                ("check", jstr(&f.check)),
+                                                ("message", jstr(&f.message)),
+                                                ("rule", jstr(&f.rule)),
+                                                ("severity", jstr(&f.severity)),
+                                            ])
+                                        })
+                                        .collect(),
+                                ),
                             ),
                             ("hard_failures", jint(hard)),
                         ])
                     })
                     .collect();
-                obj([("crossaudit_dcl_version", jint(1)), ("results", Value::Array(results)), ("total_hard_failures", jint(n)), ("verdict", jstr(verdict))])
+                obj([
+                    ("crossaudit_dcl_version", jint(1)),
+                    ("results", Value::Array(results)),
+                    ("total_hard_failures", jint(n)),
+                    ("verdict", jstr(verdict)),
+                ])
             }
             Family::Schema2 => {
                 let findings = c
@@ -959,7 +1083,17 @@ impl Minter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn report(&self, c: &CycleSpec, sha: &str, round: i64, verdict: &str, constitution: &str, dcl: &Value, model: &str, provider: &str) -> String {
+    fn report(
+        &self,
+        c: &CycleSpec,
+        sha: &str,
+        round: i64,
+        verdict: &str,
+        constitution: &str,
+        dcl: &Value,
+        model: &str,
+        provider: &str,
+    ) -> String {
         let failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
         let offline = c.reply.is_none() && c.invalid.is_none();
         let valid = c.reply.as_ref().filter(|_| c.invalid.is_none());
@@ -973,7 +1107,10 @@ impl Minter {
                 l.push(format!("| **Increment** | `{}` commit `{sha}` |", self.s.science_repo));
                 l.push(format!("| **Round** | {round} |"));
                 l.push(format!("| **Constitution** | `AUDIT_RULES.md` @ `{constitution}` |"));
-                l.push(format!("| **Deterministic checks** | {} — {failures} hard failure(s) |", if failures > 0 { "BLOCKED" } else { "PASS" }));
+                l.push(format!(
+                    "| **Deterministic checks** | {} — {failures} hard failure(s) |",
+                    if failures > 0 { "BLOCKED" } else { "PASS" }
+                ));
                 l.push(format!("| **Verdict** | **{verdict}** |"));
                 let auditor = if offline { "offline stub (DCL only)".to_owned() } else { model.to_owned() };
                 l.push(format!("| **Auditor** | {auditor} |"));
@@ -1030,7 +1167,10 @@ impl Minter {
                 l.push(format!("| round | {round} |"));
                 l.push(format!("| constitution | `{}` |", &constitution[..constitution.len().min(12)]));
                 if self.v4 {
-                    l.push(format!("| auditor | `{provider}:{model}` (vendor {}; effort provider-default) |", self.s.auditor_vendor));
+                    l.push(format!(
+                        "| auditor | `{provider}:{model}` (vendor {}; effort provider-default) |",
+                        self.s.auditor_vendor
+                    ));
                 } else {
                     l.push(format!("| auditor | `{provider}:{model}` (vendor {}) |", self.s.auditor_vendor));
                 }
@@ -1046,7 +1186,10 @@ impl Minter {
                     let rule = if self.v4 { format!("DCL:{}", f.check) } else { f.rule.clone() };
                     l.push(format!("### [{}] {rule} — {}", f.severity, f.artifact));
                     if self.v4 {
-                        l.push(format!("Machine check: `{}` (configured in `crossaudit.yml`; not a Constitution amendment)", f.check));
+                        l.push(format!(
+                            "Machine check: `{}` (configured in `crossaudit.yml`; not a Constitution amendment)",
+                            f.check
+                        ));
                     }
                     l.push(f.message.clone());
                     l.push(String::new());
@@ -1085,7 +1228,11 @@ impl Minter {
     fn mint_disputes(&mut self, disputes: &[DisputeSpec]) -> Result<(), Error> {
         let mut lines = String::new();
         for d in disputes {
-            let dir = self.dirs.get(d.cycle.wrapping_sub(1)).cloned().ok_or_else(|| self.err(format!("dispute names cycle {}", d.cycle)))?;
+            let dir = self
+                .dirs
+                .get(d.cycle.wrapping_sub(1))
+                .cloned()
+                .ok_or_else(|| self.err(format!("dispute names cycle {}", d.cycle)))?;
             let name = dir.rsplit('/').next().unwrap_or(&dir).to_owned();
             let key = format!("{}@{}", d.rule, d.artifact);
             let v = obj([
@@ -1109,19 +1256,58 @@ impl Minter {
         Ok(())
     }
 
-    /// Applies rewrite-mode tampers to a cycle file as it is first written.
-    fn tampered(&self, n: usize, file: &str, text: String) -> String {
+    /// Applies rewrite-mode tampers to a cycle file as it is first written (`None`: the
+    /// tamper deletes it).
+    fn tampered(&self, n: usize, file: &str, text: String) -> Option<String> {
         let mut t = text;
         for tp in self.s.tamper.iter().filter(|t| t.mode == "rewrite" && t.cycle == Some(n) && t.file == file) {
-            t = apply(tp, &t);
+            if tp.op == "delete" {
+                return None;
+            }
+            t = apply(&self.expand(tp), &t);
         }
+        Some(t)
+    }
+
+    /// Expands `{sha:N}`, `{cycle_id:N}`, `{receipt:N}` (the identity the controller
+    /// recorded), `{dir:N}` and `{constitution:N}` in a tamper's strings, N being the 1-based
+    /// cycle number.
+    fn expand(&self, t: &Tamper) -> Tamper {
+        let sub = |s: &str| -> String {
+            let mut out = s.to_owned();
+            for (i, m) in self.minted.iter().enumerate() {
+                let n = i + 1;
+                out = out
+                    .replace(&format!("{{sha:{n}}}"), &m.sha)
+                    .replace(&format!("{{cycle_id:{n}}}"), &m.cycle_id)
+                    .replace(&format!("{{receipt:{n}}}"), &m.identity)
+                    .replace(&format!("{{dir:{n}}}"), &m.dir)
+                    .replace(&format!("{{constitution:{n}}}"), &m.constitution);
+            }
+            out
+        };
+        let mut t = t.clone();
+        t.pointer = t.pointer.as_deref().map(sub);
+        t.from = t.from.as_deref().map(sub);
+        t.to = t.to.as_deref().map(sub);
+        t.text = t.text.as_deref().map(sub);
+        t.value = t.value.map(|v| match v {
+            toml::Value::String(s) => toml::Value::String(sub(&s)),
+            other => other,
+        });
         t
     }
 
     /// Rewrite-mode tampers on files outside the cycle directory (e.g. the Constitution or a
     /// check script changed in the same commit as cycle `n`).
     fn apply_rewrite_side_files(&mut self, n: usize) -> Result<(), Error> {
-        let side: Vec<Tamper> = self.s.tamper.iter().filter(|t| t.mode == "rewrite" && t.cycle == Some(n) && !CYCLE_FILES.contains(&t.file.as_str())).cloned().collect();
+        let side: Vec<Tamper> = self
+            .s
+            .tamper
+            .iter()
+            .filter(|t| t.mode == "rewrite" && t.cycle == Some(n) && !CYCLE_FILES.contains(&t.file.as_str()))
+            .cloned()
+            .collect();
         for t in side {
             let current = match self.ledger().get(&t.file) {
                 Some(fixture::Content::File(b)) => String::from_utf8_lossy(b).into_owned(),
@@ -1130,7 +1316,7 @@ impl Minter {
             if t.op == "delete" {
                 self.ledger().remove(&t.file);
             } else {
-                let new = apply(&t, &current);
+                let new = apply(&self.expand(&t), &current);
                 self.ledger().file(&t.file, new);
             }
         }
@@ -1139,7 +1325,11 @@ impl Minter {
 
     fn tamper_commit(&mut self, t: &Tamper) -> Result<(), Error> {
         let path = match t.cycle.filter(|_| CYCLE_FILES.contains(&t.file.as_str())) {
-            Some(n) => format!("{}/{}", self.dirs.get(n.wrapping_sub(1)).cloned().ok_or_else(|| self.err(format!("tamper names cycle {n}")))?, t.file),
+            Some(n) => format!(
+                "{}/{}",
+                self.dirs.get(n.wrapping_sub(1)).cloned().ok_or_else(|| self.err(format!("tamper names cycle {n}")))?,
+                t.file
+            ),
             None => t.file.clone(),
         };
         let current = match self.ledger().get(&path) {
@@ -1149,7 +1339,7 @@ impl Minter {
         if t.op == "delete" {
             self.ledger().remove(&path);
         } else {
-            let new = apply(t, &current);
+            let new = apply(&self.expand(t), &current);
             self.ledger().file(&path, new);
         }
         self.ledger().commit(&format!("edit {path}"))?;
@@ -1160,7 +1350,10 @@ impl Minter {
 /// `json.dumps(v, sort_keys=True)` for a flat object: default separators `, ` and `: `.
 fn python_line(v: &Value) -> String {
     let Value::Object(m) = v else { return json::canonical(v) };
-    let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}: {}", json::canonical(&Value::String(k.clone())), json::canonical(v))).collect();
+    let parts: Vec<String> = m
+        .iter()
+        .map(|(k, v)| format!("{}: {}", json::canonical(&Value::String(k.clone())), json::canonical(v)))
+        .collect();
     format!("{{{}}}", parts.join(", "))
 }
 
@@ -1173,7 +1366,15 @@ fn reply_json(r: &Reply) -> Value {
             Value::Array(
                 r.findings
                     .iter()
-                    .map(|f| obj([("artifact", jstr(&f.artifact)), ("observation", jstr(&f.observation)), ("required", jstr(&f.required)), ("rule", jstr(&f.rule)), ("severity", jstr(&f.severity))]))
+                    .map(|f| {
+                        obj([
+                            ("artifact", jstr(&f.artifact)),
+                            ("observation", jstr(&f.observation)),
+                            ("required", jstr(&f.required)),
+                            ("rule", jstr(&f.rule)),
+                            ("severity", jstr(&f.severity)),
+                        ])
+                    })
                     .collect(),
             ),
         ),
@@ -1192,8 +1393,19 @@ fn apply(t: &Tamper, text: &str) -> String {
         "append" => format!("{text}{}", t.text.as_deref().unwrap_or("")),
         "set" | "remove-key" => {
             let Ok(mut v) = json::parse(text.as_bytes()) else { return text.to_owned() };
-            let ptr: Vec<String> = t.pointer.as_deref().unwrap_or("").split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
-            set_pointer(&mut v, &ptr, if t.op == "set" { Some(t.value.as_ref().map_or(Value::Null, toml_to_json)) } else { None });
+            let ptr: Vec<String> = t
+                .pointer
+                .as_deref()
+                .unwrap_or("")
+                .split('/')
+                .skip(1)
+                .map(|p| p.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            set_pointer(
+                &mut v,
+                &ptr,
+                if t.op == "set" { Some(t.value.as_ref().map_or(Value::Null, toml_to_json)) } else { None },
+            );
             let trailing = text.ends_with('\n');
             let mut out = json::python_pretty(&v, true);
             if trailing {

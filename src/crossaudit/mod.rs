@@ -417,7 +417,10 @@ pub const DEMO_SCENARIO: &str = include_str!("../../ledger-fixtures/demo.toml");
 /// # Errors
 /// When the temporary directory cannot be written (exit 2).
 pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
-    let dir = tempfile::Builder::new().prefix("crossverify-demo-").tempdir().map_err(|e| Error::Usage(format!("creating a temporary directory for the demo ledger: {e}")))?;
+    let dir = tempfile::Builder::new()
+        .prefix("crossverify-demo-")
+        .tempdir()
+        .map_err(|e| Error::Usage(format!("creating a temporary directory for the demo ledger: {e}")))?;
     mint::build(DEMO_SCENARIO, dir.path()).map_err(|e| Error::Usage(e.to_string()))?;
     let mut opts = Options::new(&dir.path().join("audit"));
     opts.science = Some(dir.path().join("science"));

@@ -89,7 +89,10 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             let max = f.max_rounds.unwrap_or(3);
             let verdict = f.verdict.clone().unwrap_or_default();
             let mut seq = Vec::new();
-            let expected_round = prev_round.map_or(1, |p| p + 1);
+            // Under the escalation lock the controller neither advances the round nor moves the
+            // cycle to the new commit (R2b `blocked_by_escalation`).
+            let locked = status == "ESCALATED";
+            let expected_round = prev_round.map_or(1, |p| if locked { p } else { p + 1 });
             let reattempt = cycle.name.rsplit_once('.').is_some_and(|(_, n)| n.parse::<u32>().is_ok());
             if round != expected_round && !(reattempt && Some(round) == prev_round) {
                 seq.push(format!("round {round} where the controller's sequence gives {expected_round}"));
@@ -379,11 +382,12 @@ fn state_checks(
             )
         };
         out.push(chain);
-        if let Some(sha) = facts_sha(ledger, latest)
+        let active = members.iter().rev().find(|&&i| !facts[i].inputs.lock).copied().unwrap_or(latest);
+        if let Some(sha) = facts_sha(ledger, active)
             && str_of("active_sha") != sha
         {
             problems.push(format!(
-                "cycle {id}: active_sha {} is not the latest audited commit {}",
+                "cycle {id}: active_sha {} is not the cycle's latest active commit {}",
                 short(&str_of("active_sha")),
                 short(&sha)
             ));
@@ -589,10 +593,13 @@ pub(crate) fn ledger_checks(ledger: &Ledger, expect_head: Option<&str>, out: &mu
         );
     } else {
         let tier = if ledger.local { "local" } else { "paired" };
-        out.push(
-            res(&ADMISSION_UNOBSERVABLE, Outcome::CantTell, "ledger", format!("evidence supports tier `{tier}`; `enforced` needs platform evidence (branch protection, required status checks) that no ledger holds"))
-                .with("tier", tier),
-        );
+        let enforced =
+            "`enforced` needs platform evidence (branch protection, required status checks) that no ledger holds";
+        out.push(if matches!(ledger.state, Some(Ok(_))) {
+            res(&ADMISSION_UNOBSERVABLE, Outcome::Passed, "ledger", format!("single use is observable in the published controller/state.json; evidence supports tier `{tier}`; {enforced}")).with("tier", tier)
+        } else {
+            res(&ADMISSION_UNOBSERVABLE, Outcome::CantTell, "ledger", format!("single use is not observable: no readable controller/state.json at the audit revision; evidence supports tier `{tier}`; {enforced}")).with("tier", tier)
+        });
     }
 }
 

@@ -369,15 +369,35 @@ pub(crate) fn verify(
                     Err(e) => out.push(res(&DCL_SOURCE_BINDING, Outcome::CantTell, subject, e)),
                 }
             }
-            out.push(
-                res(
+            // An offline run's prompt digest is the SHA-256 of the ASCII string `offline`: the
+            // one prompt a third party can re-derive (formats note §5.4).
+            let offline_prompt = Digest::of(b"offline").hex();
+            let offline = receipt.auditor_model.as_deref() == Some("offline-stub");
+            out.push(match (offline, receipt.prompt_sha256.as_deref()) {
+                (true, Some(p)) if p == offline_prompt => res(
+                    &NOT_REVERIFIABLE,
+                    Outcome::Passed,
+                    subject,
+                    "offline run: prompt_sha256 is the digest of `offline`, re-derived",
+                ),
+                (true, Some(p)) => res(
+                    &NOT_REVERIFIABLE,
+                    Outcome::Failed,
+                    subject,
+                    format!(
+                        "offline run, but prompt_sha256 {} is not the digest of `offline` ({})",
+                        short(p),
+                        short(&offline_prompt)
+                    ),
+                ),
+                _ => res(
                     &NOT_REVERIFIABLE,
                     Outcome::CantTell,
                     subject,
                     "prompt_sha256 is bound but the prompt is not published",
                 )
                 .with("notReverifiable", vec!["prompt_sha256"]),
-            );
+            });
         }
         Family::Schema2 => {
             out.push(res(
