@@ -113,7 +113,7 @@ pub fn ledger_report() -> Report {
         y_label: "findings closed".into(),
         points: [("0", 0.0), ("1", 6.0), ("2", 3.0), ("3", 2.0), ("4+", 1.0)]
             .iter()
-            .map(|(l, v)| Point { label: format!("{l} cycles"), value: Some(*v), category: None })
+            .map(|(l, v)| Point { label: format!("lag {l}"), value: Some(*v), category: None })
             .collect(),
         note: Some("Cycles between the cycle that raised a finding and the one that verified it closed.".into()),
     }));

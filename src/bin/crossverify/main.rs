@@ -162,7 +162,8 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 fn terminal_width() -> Option<u16> {
     // comfy-table asks the terminal when it is allowed to; the renderer itself never does.
-    comfy_table::Table::new().width().or(Some(100))
+    // A pseudo-terminal without a size (under `script`, some CI runners) reports 0 columns.
+    comfy_table::Table::new().width().filter(|w| *w >= 20).or(Some(100))
 }
 
 #[cfg(test)]
