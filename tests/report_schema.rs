@@ -43,11 +43,14 @@ fn real_reports_validate() {
     }
 }
 
+/// Breaks one thing in a valid report.
+type Mutation = fn(&mut Value);
+
 #[test]
 fn wrong_reports_do_not_validate() {
     let (schemas, index) = validator();
     let good = serde_json::to_value(sample::ledger_report()).expect("serialises");
-    let mutations: [(&str, fn(&mut Value)); 6] = [
+    let mutations: [(&str, Mutation); 6] = [
         ("unknown verdict", |r| r["outcome"] = json!("ok")),
         ("unknown result field", |r| r["results"][0]["severity"] = json!("high")),
         ("bad outcome", |r| r["results"][0]["outcome"] = json!("pass")),
