@@ -48,7 +48,7 @@ fn load(chromium: &Path, page: &Path, screenshot: Option<&Path>) -> Load {
         let mut shot = Command::new(chromium);
         base(&mut shot);
         let out = shot
-            .arg("--window-size=1280,3400")
+            .arg("--window-size=1280,5000")
             .arg(format!("--screenshot={}", png.display()))
             .arg(&url)
             .output()

@@ -55,6 +55,8 @@ fn multitool(tool: &Path, file: &Path, rule_kinds: &str) -> Vec<String> {
         .arg("--output")
         .arg(&log)
         .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        // The Multitool needs no culture data; invariant mode spares it a libicu dependency.
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
         .output()
         .expect("run the SARIF Multitool");
     let text = std::fs::read(&log).unwrap_or_else(|_| {

@@ -157,7 +157,8 @@ fn inputs(out: &mut String, report: &Report) {
     if report.inputs.is_empty() {
         return;
     }
-    out.push_str("<section id=\"inputs\"><h2>What was verified</h2><dl class=\"inputs\">");
+    let heading = if report.results.is_empty() { "Inputs" } else { "What was verified" };
+    let _ = write!(out, "<section id=\"inputs\"><h2>{heading}</h2><dl class=\"inputs\">");
     for (k, v) in &report.inputs {
         let _ = write!(out, "<dt>{}</dt><dd><code>{}</code></dd>", esc(k), esc(&scalar(v)));
     }
@@ -360,7 +361,7 @@ fn result(out: &mut String, r: &CheckResult) {
     }
     for (k, v) in &r.evidence {
         let shown = match v {
-            Value::Null => format!("<span class=\"nm\">{NOT_MEASURED}</span>"),
+            Value::Null => "<span class=\"nm\">not available</span>".to_owned(),
             Value::String(s) => format!("<code>{}</code>", esc(s)),
             Value::Number(_) | Value::Bool(_) => format!("<code>{}</code>", esc(&v.to_string())),
             other => {
