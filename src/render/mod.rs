@@ -2,8 +2,16 @@
 //!
 //! A renderer never recomputes a verdict or a figure; it only lays out what the report holds,
 //! so every format tells the same story and `--output json=…` can be re-rendered later.
+//! `docs/guide.md` ("Reading the outputs") describes what each format contains.
 
+mod csv;
+mod html;
 mod json;
+mod jsonl;
+mod junit;
+mod markdown;
+mod sarif;
+mod svg;
 mod table;
 
 use crate::report::Report;
@@ -15,11 +23,35 @@ pub enum Format {
     Table,
     /// The report object.
     Json,
+    /// One JSON record per result, then one summary record.
+    Jsonl,
+    /// Comma-separated values: the report's primary table, or the results.
+    Csv,
+    /// SARIF 2.1.0 with every result, `kind` telling pass from fail.
+    Sarif,
+    /// SARIF 2.1.0 for GitHub code scanning: only results that are not a pass.
+    SarifGithub,
+    /// JUnit XML for CI test panes.
+    Junit,
+    /// A compact Markdown summary (CI job summaries).
+    Markdown,
+    /// One self-contained HTML page with inline SVG figures.
+    Html,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: &'static [Format] = &[Format::Table, Format::Json];
+    pub const ALL: &'static [Format] = &[
+        Format::Table,
+        Format::Json,
+        Format::Jsonl,
+        Format::Csv,
+        Format::Sarif,
+        Format::SarifGithub,
+        Format::Junit,
+        Format::Markdown,
+        Format::Html,
+    ];
 
     /// The name used on the command line.
     #[must_use]
@@ -27,6 +59,28 @@ impl Format {
         match self {
             Format::Table => "table",
             Format::Json => "json",
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+            Format::Sarif => "sarif",
+            Format::SarifGithub => "sarif-github",
+            Format::Junit => "junit",
+            Format::Markdown => "markdown",
+            Format::Html => "html",
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    #[must_use]
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Table => "txt",
+            Format::Json => "json",
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+            Format::Sarif | Format::SarifGithub => "sarif",
+            Format::Junit => "xml",
+            Format::Markdown => "md",
+            Format::Html => "html",
         }
     }
 
@@ -46,11 +100,80 @@ pub struct Options {
     pub color: bool,
 }
 
-/// Renders `report` in `format`.
+/// Renders `report` in `format`. For `csv` this is the primary file only; see [`companions`].
 #[must_use]
 pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
     match format {
         Format::Table => table::render(report, opts).into_bytes(),
         Format::Json => json::render(report).into_bytes(),
+        Format::Jsonl => jsonl::render(report).into_bytes(),
+        Format::Csv => csv::primary(report),
+        Format::Sarif => sarif::render(report, sarif::Profile::Full).into_bytes(),
+        Format::SarifGithub => sarif::render(report, sarif::Profile::Github).into_bytes(),
+        Format::Junit => junit::render(report).into_bytes(),
+        Format::Markdown => markdown::render(report).into_bytes(),
+        Format::Html => html::render(report).into_bytes(),
     }
 }
+
+/// Files that go beside the primary output of `format`, as `(suffix, bytes)`: written as
+/// `<stem>-<suffix>.<ext>` next to `--output FORMAT=<stem>.<ext>`, never to standard output.
+///
+/// Only `csv` has companions: when the report has tables marked for CSV, the first is the
+/// primary file and every other marked table (suffix = its id) and the results (suffix
+/// `results`) become companions. Suffixes are unique and file-name safe.
+#[must_use]
+pub fn companions(report: &Report, format: Format) -> Vec<(String, Vec<u8>)> {
+    match format {
+        Format::Csv => csv::companions(report),
+        _ => Vec::new(),
+    }
+}
+
+/// Keeps ASCII letters, digits, `-` and `_` of a view id so it can name a file or an anchor.
+pub(crate) fn slug(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    if s.is_empty() { "view".to_owned() } else { s }
+}
+
+/// Human word for a verdict, shared by the human formats.
+pub(crate) fn verdict_word(v: crate::report::Verdict) -> &'static str {
+    match v {
+        crate::report::Verdict::Verified => "VERIFIED",
+        crate::report::Verdict::Failed => "FAILED",
+        crate::report::Verdict::Inconclusive => "INCONCLUSIVE",
+    }
+}
+
+/// One sentence explaining a verdict.
+pub(crate) fn verdict_reason(v: crate::report::Verdict) -> &'static str {
+    match v {
+        crate::report::Verdict::Verified => "every error-level check passed or did not apply",
+        crate::report::Verdict::Failed => "an error-level check failed",
+        crate::report::Verdict::Inconclusive => {
+            "nothing failed, but an error-level check could not be decided (cantTell or untested)"
+        }
+    }
+}
+
+/// Human label of an outcome (EARL names mapped as in the ecosystem notes §3.3).
+pub(crate) fn outcome_label(o: crate::report::Outcome) -> &'static str {
+    match o {
+        crate::report::Outcome::Passed => "PASS",
+        crate::report::Outcome::Failed => "FAIL",
+        crate::report::Outcome::CantTell => "UNKNOWN",
+        crate::report::Outcome::Inapplicable => "N/A",
+        crate::report::Outcome::Untested => "SKIPPED",
+    }
+}
+
+/// Text sections (such as `explain`'s doc page) in key order.
+pub(crate) fn text_sections(report: &Report) -> impl Iterator<Item = (&str, &str)> {
+    report.sections.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.as_str(), s)))
+}
+
+#[cfg(test)]
+mod tests;

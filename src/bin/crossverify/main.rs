@@ -29,10 +29,12 @@ struct Cli {
 
 #[derive(clap::Args, Debug)]
 struct Global {
-    /// Format written to standard output.
+    /// Format written to standard output: table, json, jsonl, csv, sarif, sarif-github, junit,
+    /// markdown or html (see docs/guide.md, "Reading the outputs").
     #[arg(long, global = true, default_value = "table", value_parser = parse_format)]
     format: Format,
-    /// Also write FORMAT to PATH (repeatable), e.g. `--output json=report.json`.
+    /// Also write FORMAT to PATH (repeatable), e.g. `--output sarif=crossverify.sarif`. For csv,
+    /// companion tables go beside PATH as `<stem>-<table>.csv`.
     #[arg(long = "output", global = true, value_name = "FORMAT=PATH", value_parser = parse_output)]
     outputs: Vec<(Format, PathBuf)>,
     /// Worker threads (default: all cores). Output is identical for any value.
@@ -196,12 +198,17 @@ fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
     for (format, path) in &g.outputs {
         let bytes = render::render(report, *format, &render::Options::default());
         write_file(path, &bytes).with_context(|| format!("writing {} output to {}", format.name(), path.display()))?;
+        for (suffix, bytes) in render::companions(report, *format) {
+            let companion = companion_path(path, &suffix);
+            write_file(&companion, &bytes)
+                .with_context(|| format!("writing {} output to {}", format.name(), companion.display()))?;
+        }
     }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
     let opts = render::Options {
         width: if tty { terminal_width() } else { None },
-        color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        color: use_color(tty, std::env::var_os("NO_COLOR").as_deref(), std::env::var_os("TERM").as_deref()),
     };
     let bytes = render::render(report, g.format, &opts);
     let mut out = stdout.lock();
@@ -210,6 +217,22 @@ fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing to standard output"),
     }
+}
+
+/// Colour only on a terminal, never when `NO_COLOR` is set to anything non-empty
+/// (no-color.org) and never on a `TERM=dumb` terminal.
+fn use_color(stdout_is_tty: bool, no_color: Option<&std::ffi::OsStr>, term: Option<&std::ffi::OsStr>) -> bool {
+    stdout_is_tty && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
+}
+
+/// `out/report.csv` + `cycles` → `out/report-cycles.csv`.
+fn companion_path(primary: &Path, suffix: &str) -> PathBuf {
+    let stem = primary.file_stem().map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
+    let name = match primary.extension() {
+        Some(ext) => format!("{stem}-{suffix}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{suffix}"),
+    };
+    primary.with_file_name(name)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -221,5 +244,29 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 fn terminal_width() -> Option<u16> {
     // comfy-table asks the terminal when it is allowed to; the renderer itself never does.
-    comfy_table::Table::new().width().or(Some(100))
+    // A pseudo-terminal without a size (under `script`, some CI runners) reports 0 columns.
+    comfy_table::Table::new().width().filter(|w| *w >= 20).or(Some(100))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn colour_needs_a_terminal_and_no_opt_out() {
+        assert!(use_color(true, None, Some(OsStr::new("xterm-256color"))));
+        assert!(!use_color(false, None, None));
+        assert!(!use_color(true, Some(OsStr::new("1")), None));
+        // no-color.org: an empty NO_COLOR does not opt out.
+        assert!(use_color(true, Some(OsStr::new("")), None));
+        assert!(!use_color(true, None, Some(OsStr::new("dumb"))));
+    }
+
+    #[test]
+    fn companions_sit_beside_the_primary_file() {
+        assert_eq!(companion_path(Path::new("out/r.csv"), "cycles"), PathBuf::from("out/r-cycles.csv"));
+        assert_eq!(companion_path(Path::new("r"), "results"), PathBuf::from("r-results"));
+    }
 }

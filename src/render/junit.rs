@@ -1,0 +1,149 @@
+//! JUnit XML for CI test panes: one `<testsuite>` for the command, one `<testcase>` per check
+//! × subject.
+//!
+//! JUnit XML is not a formal standard; the output validates against the widely used Ant/Surefire
+//! schema that Jenkins' xUnit plugin ships (`test-vectors/junit/junit-10.xsd`).
+//! - failed → `<failure type="CODE" message="…">` with the evidence as text;
+//! - cantTell, untested and inapplicable → `<skipped message="outcome: reason">`: a CI pane
+//!   must not show them as passes, and they are not failures of the ledger either;
+//! - passed → an empty testcase.
+//!
+//! Times are always `0`: crossverify measures no durations, so reruns give identical files.
+
+use std::fmt::Write as _;
+
+use crate::report::{Outcome, Report};
+
+pub(super) fn render(report: &Report) -> String {
+    let s = &report.summary;
+    let skipped = s.cant_tell + s.inapplicable + s.untested;
+    let suite = format!("crossverify.{}", report.command);
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"0\">",
+        attr(&format!("crossverify {}", report.command)),
+        s.total,
+        s.failed
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{skipped}\" time=\"0\">",
+        attr(&suite),
+        s.total,
+        s.failed
+    );
+    out.push_str("    <properties>\n");
+    let mut prop = |name: &str, value: &str| {
+        let _ = writeln!(out, "      <property name=\"{}\" value=\"{}\"/>", attr(name), attr(value));
+    };
+    prop("tool", &format!("{} {}", report.tool.name, report.tool.version));
+    prop("outcome", report.outcome.as_str());
+    prop("exitCode", &report.exit_code().to_string());
+    for (k, v) in &report.inputs {
+        let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+        prop(&format!("input.{k}"), &text);
+    }
+    out.push_str("    </properties>\n");
+    for r in &report.results {
+        let check = crate::checks::find(&r.code).map_or(String::new(), |c| format!(" {}", c.name));
+        let name = if r.subject.is_empty() { r.code.clone() } else { r.subject.clone() };
+        let open = format!(
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
+            attr(&format!("{suite}.{}{check}", r.code)),
+            attr(&name)
+        );
+        match r.outcome {
+            Outcome::Passed => {
+                let _ = writeln!(out, "{open}/>");
+            }
+            Outcome::Failed => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                    attr(&r.code),
+                    attr(&format!("{} ({} level)", r.message, r.level.as_str())),
+                    text(&details(r))
+                );
+                out.push_str("    </testcase>\n");
+            }
+            Outcome::CantTell | Outcome::Untested | Outcome::Inapplicable => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    "      <skipped type=\"{}\" message=\"{}\">{}</skipped>",
+                    attr(r.outcome.as_str()),
+                    attr(&format!("{}: {}", r.outcome.as_str(), r.message)),
+                    text(&details(r))
+                );
+                out.push_str("    </testcase>\n");
+            }
+        }
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// Location and evidence, one `key: value` per line.
+fn details(r: &crate::report::CheckResult) -> String {
+    let mut s = String::new();
+    if let Some(loc) = &r.location {
+        for (k, v) in [("repository", &loc.repository), ("path", &loc.path), ("commit", &loc.commit)] {
+            if let Some(v) = v {
+                let _ = writeln!(s, "{k}: {v}");
+            }
+        }
+    }
+    for (k, v) in &r.evidence {
+        let _ = writeln!(s, "{k}: {}", v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+    }
+    let _ = write!(s, "docs: {}", crate::checks::doc_uri(&r.code));
+    s
+}
+
+/// Escapes element text; characters XML 1.0 cannot carry become U+FFFD.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(xml_char(c)),
+        }
+    }
+    out
+}
+
+/// Escapes an attribute value (newlines and tabs kept as character references).
+fn attr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c => out.push(xml_char(c)),
+        }
+    }
+    out
+}
+
+fn xml_char(c: char) -> char {
+    let ok = matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    if ok { c } else { '\u{FFFD}' }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_and_replaces_what_xml_cannot_hold() {
+        assert_eq!(super::attr("a\"<&>\n\u{1}"), "a&quot;&lt;&amp;&gt;&#10;\u{FFFD}");
+        assert_eq!(super::text("x<y\u{0}"), "x&lt;y\u{FFFD}");
+    }
+}

@@ -1,0 +1,389 @@
+//! Inline SVG figures for the HTML report, drawn by our own code (no script, no fonts, no
+//! external anything).
+//!
+//! A point whose value is `None` is a gap drawn as a hatched, dashed outline labelled
+//! "not measured", never a bar of height 0: a reader must be able to tell "zero" from "we
+//! could not measure it".
+
+use std::fmt::Write as _;
+
+use super::table::{NOT_MEASURED, fmt_num};
+use crate::report::{Chart, ChartKind};
+
+const W: f64 = 760.0;
+const LEFT: f64 = 52.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 16.0;
+const PLOT_H: f64 = 200.0;
+/// Colour of bars without a category.
+const BAR: &str = "#3a6ea5";
+/// Colours for categories that are not decisions, in order of first appearance
+/// (Okabe–Ito, readable by most colour-blind readers).
+const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
+
+/// Colour of a CrossAudit decision or an outcome; `None` for other categories.
+pub(crate) fn decision_color(category: &str) -> Option<&'static str> {
+    Some(match category {
+        "PASS" | "passed" | "enforced" => "#1a7f37",
+        "PASS_WITH_CAVEATS" => "#7fb800",
+        "BLOCK" | "failed" | "violated" => "#c62828",
+        "BLOCKED" => "#7b1010",
+        "ESCALATE" => "#8e44ad",
+        "DCL_ONLY" => "#2f80c0",
+        "cantTell" | "untested" => "#b7791f",
+        _ => return None,
+    })
+}
+
+/// The SVG for `c`.
+pub(crate) fn chart(c: &Chart) -> String {
+    match c.chart {
+        ChartKind::Bars => bars(c, false),
+        ChartKind::Histogram => bars(c, true),
+        ChartKind::Timeline => timeline(c),
+    }
+}
+
+struct Colors {
+    seen: Vec<String>,
+}
+
+impl Colors {
+    fn of(&mut self, cat: Option<&str>) -> String {
+        let Some(cat) = cat else { return BAR.to_owned() };
+        if let Some(c) = decision_color(cat) {
+            return c.to_owned();
+        }
+        let i = self.seen.iter().position(|s| s == cat).unwrap_or_else(|| {
+            self.seen.push(cat.to_owned());
+            self.seen.len() - 1
+        });
+        PALETTE[i % PALETTE.len()].to_owned()
+    }
+}
+
+fn open(out: &mut String, c: &Chart, height: f64) -> String {
+    let pid = format!("nm-{}", super::slug(&c.id));
+    let _ = write!(
+        out,
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {height}\" role=\"img\" \
+         aria-label=\"{}\"><title>{}</title>\
+         <defs><pattern id=\"{pid}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" \
+         patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f4f4f4\"/>\
+         <line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#c4c4c4\" stroke-width=\"2\"/></pattern></defs>",
+        esc(&c.title),
+        esc(&c.title)
+    );
+    pid
+}
+
+/// A round axis maximum and tick step for `max`.
+fn ticks(max: f64) -> (f64, f64) {
+    if max <= 0.0 || !max.is_finite() {
+        return (1.0, 1.0);
+    }
+    let raw = max / 4.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = if step < 1.0 && max >= 1.0 { 1.0 } else { step };
+    ((max / step).ceil() * step, step)
+}
+
+/// Which labels to print so they do not overlap: every `k`-th.
+fn label_stride(n: usize, slot: f64, longest: usize) -> usize {
+    let needed = if longest > 3 { 16.0 } else { 7.0 * longest.max(1) as f64 + 6.0 };
+    ((needed / slot).ceil() as usize).max(1).min(n.max(1))
+}
+
+fn bars(c: &Chart, adjacent: bool) -> String {
+    let n = c.points.len();
+    let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
+    let rotate = n > 8 && longest > 3;
+    let bottom = if rotate { 30.0 + 5.5 * longest.min(18) as f64 } else { 34.0 };
+    let height = TOP + PLOT_H + bottom;
+    let mut out = String::new();
+    let pid = open(&mut out, c, height);
+    let plot_w = W - LEFT - RIGHT;
+    let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
+    let (top, step) = ticks(max);
+    let y = |v: f64| TOP + PLOT_H - (v / top) * PLOT_H;
+    // Grid and y axis.
+    let mut t = 0.0;
+    while t <= top + step / 2.0 {
+        let yy = y(t);
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e3e3\"/>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            yy + 4.0,
+            fmt_num(t)
+        );
+        t += step;
+    }
+    let _ = write!(
+        out,
+        "<text class=\"axis\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        TOP + PLOT_H / 2.0,
+        esc(&c.y_label)
+    );
+    if n == 0 {
+        let _ = write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"gap\" text-anchor=\"middle\">no data</text>",
+            LEFT + plot_w / 2.0,
+            TOP + PLOT_H / 2.0
+        );
+    }
+    let slot = plot_w / n.max(1) as f64;
+    let bw = if adjacent { slot - 1.0_f64.min(slot * 0.1) } else { slot * 0.72 };
+    let stride = label_stride(n, slot, longest.min(18));
+    let mut colors = Colors { seen: Vec::new() };
+    for (i, p) in c.points.iter().enumerate() {
+        let x = LEFT + slot * i as f64 + (slot - bw) / 2.0;
+        let cx = LEFT + slot * (i as f64 + 0.5);
+        match p.value {
+            Some(v) => {
+                let h = (v / top) * PLOT_H;
+                let fill = colors.of(p.category.as_deref());
+                let _ = write!(
+                    out,
+                    "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{h:.1}\" fill=\"{fill}\"><title>{}: {}</title></rect>",
+                    y(v),
+                    esc(&p.label),
+                    fmt_num(v)
+                );
+                if n <= 30 {
+                    let _ = write!(
+                        out,
+                        "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"val\" text-anchor=\"middle\">{}</text>",
+                        y(v) - 4.0,
+                        fmt_num(v)
+                    );
+                }
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<rect x=\"{x:.1}\" y=\"{TOP}\" width=\"{bw:.1}\" height=\"{PLOT_H}\" fill=\"url(#{pid})\" \
+                     stroke=\"#9a9a9a\" stroke-dasharray=\"3 3\"><title>{}: {NOT_MEASURED}</title></rect>",
+                    esc(&p.label)
+                );
+                if slot >= 11.0 {
+                    let _ = write!(
+                        out,
+                        "<text class=\"gap\" transform=\"translate({:.1} {:.1}) rotate(-90)\" text-anchor=\"middle\">{NOT_MEASURED}</text>",
+                        cx + 3.5,
+                        TOP + PLOT_H / 2.0
+                    );
+                }
+            }
+        }
+        if i % stride == 0 {
+            x_label(&mut out, cx, TOP + PLOT_H, &p.label, rotate);
+        }
+    }
+    let _ = write!(
+        out,
+        "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#555\"/>",
+        W - RIGHT,
+        TOP + PLOT_H,
+        TOP + PLOT_H
+    );
+    out.push_str("</svg>");
+    out
+}
+
+fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
+    let shown: String = if label.chars().count() > 18 {
+        label.chars().take(17).chain(std::iter::once('…')).collect()
+    } else {
+        label.to_owned()
+    };
+    if rotate {
+        let _ = write!(
+            out,
+            "<text class=\"tick\" transform=\"translate({:.1} {:.1}) rotate(-45)\" text-anchor=\"end\">{}</text>",
+            cx + 3.0,
+            base + 12.0,
+            esc(&shown)
+        );
+    } else {
+        let _ = write!(
+            out,
+            "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
+            base + 16.0,
+            esc(&shown)
+        );
+    }
+}
+
+fn timeline(c: &Chart) -> String {
+    let n = c.points.len();
+    let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
+    let rotate = n > 8 && longest > 3;
+    let strip_h = 44.0;
+    let label_h = if rotate { 18.0 + 5.5 * longest.min(18) as f64 } else { 24.0 };
+    // Legend: one entry per category in order of first appearance, with counts.
+    let mut cats: Vec<(String, usize)> = Vec::new();
+    for p in &c.points {
+        let key = p.category.clone().unwrap_or_else(|| NOT_MEASURED.to_owned());
+        match cats.iter_mut().find(|(k, _)| *k == key) {
+            Some(e) => e.1 += 1,
+            None => cats.push((key, 1)),
+        }
+    }
+    // Legend entries flow left to right, each as wide as its text, wrapping at the plot edge.
+    let plot_w = W - LEFT - RIGHT;
+    let mut places: Vec<(f64, f64)> = Vec::new();
+    let (mut lx, mut row) = (0.0_f64, 0.0_f64);
+    for (cat, count) in &cats {
+        let w = 20.0 + 7.2 * (cat.chars().count() + 4 + count.to_string().len()) as f64 + 18.0;
+        if lx > 0.0 && lx + w > plot_w {
+            lx = 0.0;
+            row += 1.0;
+        }
+        places.push((LEFT + lx, row));
+        lx += w;
+    }
+    let legend_rows = row + 1.0;
+    let height = TOP + strip_h + label_h + 12.0 + legend_rows * 20.0;
+    let mut out = String::new();
+    let pid = open(&mut out, c, height);
+    let slot = plot_w / n.max(1) as f64;
+    let gap = if slot > 6.0 { 1.5 } else { 0.0 };
+    let stride = label_stride(n, slot, longest.min(18));
+    let mut colors = Colors { seen: Vec::new() };
+    let _ = write!(
+        out,
+        "<text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+        LEFT - 6.0,
+        TOP + strip_h / 2.0 + 4.0,
+        esc(&short(&c.y_label, 8))
+    );
+    for (i, p) in c.points.iter().enumerate() {
+        let x = LEFT + slot * i as f64;
+        let cx = x + slot / 2.0;
+        let value = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
+        match &p.category {
+            Some(cat) => {
+                let fill = colors.of(Some(cat));
+                let _ = write!(
+                    out,
+                    "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{strip_h}\" fill=\"{fill}\">\
+                     <title>{}: {} ({}: {})</title></rect>",
+                    x + gap / 2.0,
+                    slot - gap,
+                    esc(&p.label),
+                    esc(cat),
+                    esc(&c.y_label),
+                    esc(&value)
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{strip_h}\" fill=\"url(#{pid})\" \
+                     stroke=\"#9a9a9a\" stroke-dasharray=\"3 3\"><title>{}: {NOT_MEASURED}</title></rect>",
+                    x + gap / 2.0,
+                    slot - gap,
+                    esc(&p.label)
+                );
+            }
+        }
+        if slot >= 16.0 && p.category.is_some() {
+            let (text, class) = p.value.map_or(("n/m".to_owned(), "cell nm"), |v| (fmt_num(v), "cell"));
+            let _ = write!(
+                out,
+                "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"{class}\" text-anchor=\"middle\">{text}</text>",
+                TOP + strip_h / 2.0 + 4.5
+            );
+        }
+        if i % stride == 0 {
+            x_label(&mut out, cx, TOP + strip_h - 4.0, &p.label, rotate);
+        }
+    }
+    let ly = TOP + strip_h + label_h + 12.0;
+    for ((cat, count), (lx, row)) in cats.iter().zip(places) {
+        let yy = ly + row * 20.0;
+        let fill = if cat == NOT_MEASURED { format!("url(#{pid})") } else { colors.of(Some(cat)) };
+        let _ = write!(
+            out,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"14\" fill=\"{fill}\" stroke=\"#777\" stroke-width=\"0.5\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" class=\"legend\">{} × {count}</text>",
+            yy - 11.0,
+            lx + 20.0,
+            yy,
+            esc(cat)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() > n { s.chars().take(n - 1).chain(std::iter::once('…')).collect() } else { s.to_owned() }
+}
+
+/// Escapes text for SVG/HTML content and attribute values.
+pub(crate) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Point;
+
+    fn chart(kind: ChartKind, values: &[Option<f64>]) -> Chart {
+        Chart {
+            id: "t".into(),
+            title: "T".into(),
+            chart: kind,
+            y_label: "n".into(),
+            points: values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Point { label: format!("{}", i + 1), value: *v, category: None })
+                .collect(),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_missing_value_is_a_labelled_gap_not_a_zero_bar() {
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(3.0), None, Some(0.0)]));
+        assert_eq!(svg.matches(NOT_MEASURED).count(), 2, "tooltip and label for the one gap: {svg}");
+        assert!(svg.contains("fill=\"url(#nm-t)\""));
+        // The measured zero is a real bar of height 0, distinct from the gap.
+        assert!(svg.contains("height=\"0.0\" fill=\"#3a6ea5\""));
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]));
+        assert!(!svg.contains(NOT_MEASURED));
+    }
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(ticks(7.0), (8.0, 2.0));
+        assert_eq!(ticks(0.0), (1.0, 1.0));
+        assert_eq!(ticks(100.0), (100.0, 25.0));
+        assert_eq!(ticks(3.0), (3.0, 1.0));
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    }
+}

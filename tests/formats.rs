@@ -1,0 +1,239 @@
+//! Every output format, pinned with insta snapshots on a sample report shaped like the
+//! ledger command's and on real `manifest` runs through the binary.
+
+#[path = "support/sample.rs"]
+mod sample;
+mod support;
+
+use crossverify::render::{self, Format, Options};
+use crossverify::report::{CheckResult, Level, Outcome, Report};
+use serde_json::Value;
+
+fn text(report: &Report, format: Format) -> String {
+    String::from_utf8(render::render(report, format, &Options::default())).expect("renderers write UTF-8")
+}
+
+/// Writes every format of `report` under `target/test-artifacts/<name>.*` for people to open.
+fn leave_artifacts(report: &Report, name: &str) {
+    let dir = support::root().join("target/test-artifacts");
+    std::fs::create_dir_all(&dir).expect("artifacts dir");
+    for f in Format::ALL {
+        let file = dir.join(format!("{name}.{}.{}", f.name(), f.extension()));
+        std::fs::write(&file, render::render(report, *f, &Options::default())).expect("write artifact");
+        for (suffix, bytes) in render::companions(report, *f) {
+            std::fs::write(dir.join(format!("{name}.{}-{suffix}.{}", f.name(), f.extension())), bytes)
+                .expect("write companion");
+        }
+    }
+}
+
+#[test]
+fn sample_in_every_text_format() {
+    let report = sample::ledger_report();
+    leave_artifacts(&report, "ledger-sample");
+    insta::assert_snapshot!("sample_table", text(&report, Format::Table));
+    insta::assert_snapshot!("sample_jsonl", text(&report, Format::Jsonl));
+    insta::assert_snapshot!("sample_markdown", text(&report, Format::Markdown));
+    insta::assert_snapshot!("sample_junit", text(&report, Format::Junit));
+    insta::assert_snapshot!("sample_sarif", text(&report, Format::Sarif));
+    insta::assert_snapshot!("sample_sarif_github", text(&report, Format::SarifGithub));
+    insta::assert_snapshot!("sample_csv", text(&report, Format::Csv));
+    let companions: Vec<String> = render::companions(&report, Format::Csv)
+        .into_iter()
+        .map(|(suffix, bytes)| format!("== {suffix}\n{}", String::from_utf8(bytes).expect("utf-8")))
+        .collect();
+    insta::assert_snapshot!("sample_csv_companions", companions.join("\n"));
+}
+
+#[test]
+fn jsonl_is_one_record_per_result_then_the_summary() {
+    let report = sample::ledger_report();
+    let out = text(&report, Format::Jsonl);
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    assert_eq!(lines.len(), report.results.len() + 1);
+    for (line, result) in lines.iter().zip(&report.results) {
+        assert_eq!(line["record"], "result");
+        let mut back = line.clone();
+        back.as_object_mut().expect("object").remove("record");
+        let parsed: CheckResult = serde_json::from_value(back).expect("a result record is a CheckResult");
+        assert_eq!(&parsed, result);
+    }
+    let last = lines.last().expect("summary line");
+    assert_eq!(last["record"], "summary");
+    assert_eq!(last["outcome"], "inconclusive");
+    assert_eq!(last["exitCode"], 3);
+    assert_eq!(last["summary"]["total"], report.results.len());
+}
+
+#[test]
+fn sarif_levels_and_kinds_follow_the_outcome() {
+    let mut report = sample::ledger_report();
+    let g001 = crossverify::checks::find("CV-G001").expect("registered");
+    report.results.push(CheckResult::new(g001, Outcome::Failed, "x", "forced failure for the mapping"));
+    report.results.push(CheckResult::new(g001, Outcome::Untested, "y", "not run here"));
+    report.finish();
+    let sarif: Value = serde_json::from_str(&text(&report, Format::Sarif)).expect("SARIF is JSON");
+    let run = &sarif["runs"][0];
+    assert_eq!(run["invocations"][0]["exitCode"], 1);
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), report.results.len(), "the full profile keeps every result");
+    for (s, r) in results.iter().zip(&report.results) {
+        let (kind, level) = match (r.outcome, r.level) {
+            (Outcome::Passed, _) => ("pass", "none"),
+            (Outcome::Failed, Level::Error) => ("fail", "error"),
+            (Outcome::Failed, Level::Warning) => ("fail", "warning"),
+            (Outcome::Failed, Level::Info) => ("fail", "note"),
+            (Outcome::CantTell, _) => ("review", "none"),
+            (Outcome::Untested, _) => ("open", "none"),
+            (Outcome::Inapplicable, _) => ("notApplicable", "none"),
+        };
+        assert_eq!((s["kind"].as_str(), s["level"].as_str()), (Some(kind), Some(level)), "{}", r.subject);
+        let rule = &run["tool"]["driver"]["rules"][s["ruleIndex"].as_u64().expect("index") as usize];
+        assert_eq!(rule["id"], s["ruleId"]);
+    }
+    let github: Value = serde_json::from_str(&text(&report, Format::SarifGithub)).expect("SARIF is JSON");
+    let kept = github["runs"][0]["results"].as_array().expect("results");
+    assert!(kept.iter().all(|r| r["kind"] != "pass" && r["kind"] != "notApplicable"));
+    assert!(kept.iter().all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].is_string()));
+    let omitted = &github["runs"][0]["properties"]["omitted"];
+    assert_eq!(omitted["passed"].as_u64(), Some(report.summary.passed as u64));
+}
+
+#[test]
+fn a_code_this_build_does_not_know_still_renders() {
+    let mut report = Report::new("ledger");
+    report.results.push(CheckResult {
+        code: "CV-X999".into(),
+        level: Level::Error,
+        outcome: Outcome::Failed,
+        subject: "CYCLE-000001".into(),
+        message: "from a newer crossverify".into(),
+        location: None,
+        evidence: Default::default(),
+    });
+    report.finish();
+    for f in Format::ALL {
+        let out = text(&report, *f);
+        assert!(out.contains("CV-X999"), "{} lost the unknown code", f.name());
+    }
+    assert!(text(&report, Format::Sarif).contains("UnregisteredCheck"));
+}
+
+#[test]
+fn html_is_self_contained() {
+    let html = text(&sample::ledger_report(), Format::Html);
+    assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"));
+    for forbidden in ["<script", "<link", "src=\"http", "url(http", "@import", "<iframe"] {
+        assert!(!html.contains(forbidden), "the page must not contain {forbidden}");
+    }
+    // Every failed or undecided check carries its doc page, collapsed.
+    assert!(html.contains("id=\"check-CV-G001\"") && html.contains("id=\"check-CV-G002\""));
+    assert_eq!(html.matches("<details class=\"docpage\">").count(), 2);
+    assert!(!html.contains("id=\"check-CV-G003\""), "a passing check is not listed as needing attention");
+}
+
+#[test]
+fn html_places_the_conventional_views_in_reading_order() {
+    let html = text(&sample::ledger_report(), Format::Html);
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
+    let order = [
+        "class=\"verdict",
+        "id=\"view-conformance\"",
+        "id=\"view-timeline\"",
+        "id=\"view-findings-per-cycle\"",
+        "id=\"view-closure-lag\"",
+        "id=\"view-findings\"",
+        "id=\"view-cycles\"",
+        "id=\"attention\"",
+        "id=\"checks\"",
+    ];
+    for pair in order.windows(2) {
+        assert!(at(pair[0]) < at(pair[1]), "{} should come before {}", pair[0], pair[1]);
+    }
+}
+
+// ---- through the binary ------------------------------------------------------------------
+
+fn manifest_run(format: &str) -> (String, i32) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = support::materialize("repo-special", tmp.path()).join("repo");
+    let out = support::crossverify()
+        .args(["manifest"])
+        .arg(&repo)
+        .args(["HEAD", "--format", format])
+        .output()
+        .expect("run crossverify");
+    let text = String::from_utf8(out.stdout).expect("utf-8").replace(&repo.display().to_string(), "[REPO]");
+    (text, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn manifest_in_every_format() {
+    for f in Format::ALL {
+        let (out, code) = manifest_run(f.name());
+        assert_eq!(code, 0, "{}: the special-entries fixture verifies (warnings only)", f.name());
+        if *f == Format::Html {
+            assert!(out.contains("VERIFIED") && out.contains("CV-G002"));
+            continue;
+        }
+        insta::assert_snapshot!(format!("manifest_{}", f.name().replace('-', "_")), out);
+    }
+}
+
+#[test]
+fn csv_output_writes_companions_beside_the_primary_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = support::crossverify()
+        .args(["checks", "--format", "json", "--output"])
+        .arg(format!("csv={}", tmp.path().join("out/checks.csv").display()))
+        .output()
+        .expect("run crossverify");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let primary = std::fs::read_to_string(tmp.path().join("out/checks.csv")).expect("primary written");
+    assert!(primary.starts_with("code,name,level,invariant,summary\n"), "{primary}");
+    let results = std::fs::read_to_string(tmp.path().join("out/checks-results.csv")).expect("companion written");
+    assert_eq!(results, "code,level,outcome,subject,message,repository,path,commit,evidence\n");
+    // Standard output carries only the format asked for.
+    assert!(String::from_utf8_lossy(&out.stdout).trim_start().starts_with('{'));
+}
+
+#[test]
+fn table_output_has_no_colour_when_piped() {
+    // NO_COLOR is removed so only the missing terminal keeps colour away.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = support::materialize("repo-special", tmp.path()).join("repo");
+    let out = support::crossverify()
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color")
+        .arg("manifest")
+        .arg(&repo)
+        .arg("HEAD")
+        .output()
+        .expect("run crossverify");
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(stdout.contains("failed"), "the fixture has failed results to colour");
+    assert!(!stdout.contains('\u{1b}'), "escape codes on a pipe");
+}
+
+#[test]
+fn table_output_is_coloured_on_a_terminal_unless_no_color() {
+    // `script` (util-linux) gives the binary a pseudo-terminal as stdout.
+    let Some(script) = ["/usr/bin/script", "/bin/script"].into_iter().find(|p| std::path::Path::new(p).is_file())
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = support::materialize("repo-special", tmp.path()).join("repo");
+    // Standard error goes elsewhere: only standard output's colour is under test.
+    let cmd = format!("{} manifest {} HEAD 2>/dev/null", env!("CARGO_BIN_EXE_crossverify"), repo.display());
+    let run = |no_color: Option<&str>| {
+        let mut c = std::process::Command::new(script);
+        c.args(["-qec", &cmd, "/dev/null"]).env("TERM", "xterm-256color").env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        String::from_utf8_lossy(&c.output().expect("run script").stdout).into_owned()
+    };
+    assert!(run(None).contains("\u{1b}["), "a terminal gets colour");
+    assert!(!run(Some("1")).contains("\u{1b}["), "NO_COLOR=1 turns colour off");
+}
