@@ -108,3 +108,29 @@ fn an_external_reference_is_caught() {
     let loaded = load(&chromium, &page, None);
     assert!(!load_failures(&loaded.log).is_empty(), "an external image went unnoticed; log:\n{}", loaded.log);
 }
+
+#[test]
+fn the_demo_report_renders_offline_and_loads_nothing() {
+    let Some(chromium) = tools::require("chromium", tools::chromium()) else { return };
+    let dir = tools::artifacts();
+    let page = dir.join("demo.html");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crossverify"))
+        .args(["demo", "--quiet", "--output"])
+        .arg(format!("html={}", page.display()))
+        .args(["--format", "json"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run crossverify demo");
+    assert_eq!(out.status.code(), Some(0), "the demo ledger is genuine: {}", String::from_utf8_lossy(&out.stderr));
+    let png = dir.join("demo.png");
+    let _ = std::fs::remove_file(&png);
+    let loaded = load(&chromium, &page, Some(&png));
+    let failures = load_failures(&loaded.log);
+    assert!(failures.is_empty(), "the page tried to load something or logged errors:\n{}", failures.join("\n"));
+    let dom = &loaded.dom;
+    assert!(dom.contains("VERIFIED"), "verdict missing from the DOM");
+    assert!(dom.contains("id=\"view-conformance\""));
+    assert!(dom.contains("<svg class=\"chart\""), "charts drawn");
+    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 10_000, "screenshot {} is missing or empty", png.display());
+}

@@ -66,6 +66,14 @@ fn doc_pages_are_generated_and_current() {
             }
         }
     }
+    let index = dir.join("README.md");
+    if std::fs::read_to_string(&index).ok().as_deref() != Some(checks::index_page().as_str()) {
+        if update {
+            std::fs::write(&index, checks::index_page()).expect("write index");
+        } else {
+            stale.push("README.md (index)");
+        }
+    }
     let strays: Vec<String> = std::fs::read_dir(&dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())

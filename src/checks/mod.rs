@@ -114,6 +114,26 @@ pub fn doc_page(c: &Check) -> String {
 #[cfg(test)]
 mod tests;
 
+/// The index page `docs/checks/README.md`: every code with its level, invariant and summary.
+#[must_use]
+pub fn index_page() -> String {
+    let mut out = String::from(
+        "# Check index\n\nEvery check crossverify reports, generated from the registry. `crossverify explain CODE` prints a page.\n\n| code | name | level | invariant | summary |\n|---|---|---|---|---|\n",
+    );
+    for c in all() {
+        out.push_str(&format!(
+            "| [{code}]({code}.md) | `{name}` | {level} | {inv} | {summary} |\n",
+            code = c.code,
+            name = c.name,
+            level = c.level.as_str(),
+            inv = c.invariant.unwrap_or(""),
+            summary = c.summary
+        ));
+    }
+    out.push_str("\n<!-- generated from the check registry; do not edit -->\n");
+    out
+}
+
 /// `crossverify checks`: every registered code with its level and summary.
 #[must_use]
 pub fn command() -> crate::report::Report {
