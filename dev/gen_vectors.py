@@ -256,3 +256,9 @@ vector("receipt-schema2-unobservable", "A genuine product PASS receipt: verified
        ["receipt", "cycles/946b514c0d72-r2/receipt.json", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}", "--admit"], 3, [("CV-A801", "cantTell"), ("CV-A702", "passed")])
 vector("receipt-not-in-ledger", "A receipt path that is not a cycle's receipt.json: could not run (exit 2).",
        ["receipt", "cycles/nope/receipt.json", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}"], 2, [])
+
+scenario("v1-shallow", "The audit repository is a shallow clone: history-dependent facts cannot be established.", 'base = "v1-genuine"\nshallow_ledger = 2')
+vector("v1-shallow", "A shallow audit clone: I2, the Constitution commit and the controller replay are cantTell (exit 3), never passed or failed on guesswork.",
+       ["ledger", "--audit", "{fixture:v1-shallow/audit}", "--science", "{fixture:v1-shallow/science}"], 3,
+       [("CV-A201", "cantTell"), ("CV-A706", "cantTell"), ("CV-A503", "cantTell"), ("CV-A702", "passed")],
+       absent=[("CV-A503", "failed"), ("CV-A502", "failed"), ("CV-A712", "failed")])

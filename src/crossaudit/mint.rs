@@ -109,6 +109,10 @@ struct Scenario {
     dcl_sources: BTreeMap<String, String>,
     #[serde(default)]
     publish_state: Option<bool>,
+    /// Marks the n-th commit of the ledger repository (0 = oldest) as a shallow boundary, as
+    /// `git clone --depth` would.
+    #[serde(default)]
+    shallow_ledger: Option<usize>,
     #[serde(default)]
     science: Vec<ScienceCommit>,
     #[serde(default)]
@@ -446,6 +450,14 @@ impl Minter {
         let late: Vec<Tamper> = self.s.tamper.iter().filter(|t| t.mode == "commit").cloned().collect();
         for t in late {
             self.tamper_commit(&t)?;
+        }
+        if let Some(k) = self.s.shallow_ledger {
+            let path = self.ledger_path();
+            let repo = Repo::open(&path).map_err(|e| self.err(e.to_string()))?;
+            let tip = self.ledger().tip().ok_or_else(|| self.err("ledger has no commit"))?;
+            let history = repo.history(tip).map_err(|e| self.err(e.to_string()))?;
+            let boundary = history.get(k).ok_or_else(|| self.err(format!("the ledger has no commit #{k}")))?;
+            std::fs::write(path.join("shallow"), format!("{}\n", boundary.id)).map_err(|e| self.err(e.to_string()))?;
         }
         Ok(())
     }

@@ -47,6 +47,8 @@ pub(crate) struct GroupInfo {
     pub moved_to: Option<String>,
     /// Receipt file hash already consumed (v1 state).
     pub consumed: bool,
+    /// The ledger order is unknown (no full history), so freshness cannot be decided.
+    pub unknown_order: bool,
 }
 
 /// Replays the controller; returns results and per-cycle group facts (index-aligned).
@@ -54,6 +56,13 @@ pub(crate) struct GroupInfo {
 pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<CheckResult>, Vec<GroupInfo>) {
     let mut out = Vec::new();
     let mut info = vec![GroupInfo::default(); ledger.cycles.len()];
+    if let Err(why) = &ledger.history {
+        // Without the audit history the order receipts were committed in is unknown, and every
+        // fact of the replay depends on it. Ordering by the receipts' own round claims would
+        // verify them against themselves.
+        unordered(ledger, facts, why, &mut info, &mut out);
+        return (out, info);
+    }
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, f) in facts.iter().enumerate() {
         if let Some(id) = &f.cycle_id {
@@ -234,6 +243,42 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         state_checks(ledger, facts, &groups, &mut info, &mut out);
     }
     (out, info)
+}
+
+fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [GroupInfo], out: &mut Vec<CheckResult>) {
+    let msg = format!("the order receipts were committed in is unknown: {why}");
+    for (i, f) in facts.iter().enumerate() {
+        if f.verdict.is_none() {
+            continue;
+        }
+        let s = ledger.cycles[i].path.as_str();
+        let mut codes = vec![&ROUND_SEQUENCE, &EXHAUSTION_ESCALATES];
+        if f.product {
+            codes.push(&PARENT_CHAIN);
+        }
+        for c in codes {
+            out.push(res(c, Outcome::CantTell, s, msg.clone()));
+        }
+        let max = f.max_rounds.unwrap_or(3);
+        let round = f.round.unwrap_or(0);
+        out.push(if round > max {
+            res(&ROUND_BOUND, Outcome::Failed, s, format!("round {round} exceeds max_rounds {max}")).with("maxRounds", max)
+        } else {
+            res(&ROUND_BOUND, Outcome::Passed, s, format!("round {round} ≤ max_rounds {max}")).with("maxRounds", max)
+        });
+        // The lock depends on earlier rounds: an ESCALATE only the lock would explain is unknown.
+        let recorded = f.verdict.as_deref().unwrap_or("");
+        let paper = synthesis::synthesize(Rule::Paper, &f.inputs);
+        if recorded == "ESCALATE" && !paper.allows(recorded) {
+            out.push(res(&VERDICT_PRECEDENCE, Outcome::CantTell, s, format!("ESCALATE may be the escalation lock of an earlier round; {msg}")));
+        } else {
+            replay_precedence(&ledger.cycles[i], f, out);
+        }
+        info[i].unknown_order = true;
+    }
+    if ledger.family == Family::V1 {
+        out.push(res(&ADMISSION_RECORDS, Outcome::CantTell, "controller/state.json", msg.clone()));
+    }
 }
 
 fn facts_sha(ledger: &Ledger, i: usize) -> Option<String> {
@@ -446,6 +491,9 @@ pub(crate) fn admission(ledger: &Ledger, cycle: &Cycle, f: &CycleFacts, g: &Grou
     }
     if g.consumed {
         a.shortfalls.push("receipt already consumed (replay)".into());
+    }
+    if g.unknown_order {
+        a.unobservable.push("freshness: without the full audit history the cycle's latest receipt cannot be determined".into());
     }
     if r.family == Family::Schema2 {
         let mode = r.install_mode.clone().unwrap_or_default();
