@@ -262,3 +262,6 @@ vector("v1-shallow", "A shallow audit clone: I2, the Constitution commit and the
        ["ledger", "--audit", "{fixture:v1-shallow/audit}", "--science", "{fixture:v1-shallow/science}"], 3,
        [("CV-A201", "cantTell"), ("CV-A706", "cantTell"), ("CV-A503", "cantTell"), ("CV-A702", "passed")],
        absent=[("CV-A503", "failed"), ("CV-A502", "failed"), ("CV-A712", "failed")])
+vector("receipt-latest-for-sha", "Without a path, the latest receipt binding --expect-sha is verified (here round 2 of the first increment).",
+       ["receipt", "--science", "{fixture:v1-genuine/science}", "--audit", "{fixture:v1-genuine/audit}", "--expect-sha", V1_PASS, "--admit"], 0,
+       [("CV-A801", "passed", f"cycles/{V1_PASS}")])

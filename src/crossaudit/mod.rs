@@ -312,20 +312,34 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
 
 /// `crossverify receipt`: verifies one receipt in the context of its ledger and reports its
 /// admission; with `admit`, admission is an error-level check (exit 0 only when admissible).
+/// Without a path, the latest receipt binding `opts.expect_sha` is verified.
 ///
 /// # Errors
 /// When the repositories cannot be opened, or the receipt is not a cycle directory's
 /// `receipt.json` in the ledger repository (exit 2).
-pub fn receipt(opts: &Options, receipt_path: &Path, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
-    let rel = ledger_relative(&opts.audit, receipt_path)?;
+pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let rel = receipt_path.map(|p| ledger_relative(&opts.audit, p)).transpose()?;
+    if rel.is_none() && opts.expect_sha.is_none() {
+        return Err(Error::Usage("name the receipt, or give --expect-sha to verify the latest receipt of that commit".into()));
+    }
     let run = run(opts, ctx)?;
-    let Some(idx) = run.ledger.cycles.iter().position(|c| c.file("receipt.json") == rel) else {
-        return Err(Error::Usage(format!(
-            "{rel} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {})",
-            opts.audit.display(),
-            verify::short(&run.ledger.audit_head.to_string())
-        )));
+    let head = verify::short(&run.ledger.audit_head.to_string());
+    let idx = match &rel {
+        Some(rel) => run.ledger.cycles.iter().position(|c| c.file("receipt.json") == *rel).ok_or_else(|| {
+            Error::Usage(format!(
+                "{rel} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {head})",
+                opts.audit.display()
+            ))
+        })?,
+        // The latest receipt in ledger order that binds the expected commit.
+        None => {
+            let sha = opts.expect_sha.as_deref().unwrap_or_default();
+            run.ledger.cycles.iter().rposition(|c| c.receipt().and_then(|r| r.sha.as_deref()) == Some(sha)).ok_or_else(|| {
+                Error::Usage(format!("no receipt in the ledger at {} (audit commit {head}) binds commit {sha}", opts.audit.display()))
+            })?
+        }
     };
+    let rel = run.ledger.cycles[idx].file("receipt.json");
     let cycle = &run.ledger.cycles[idx];
     let a = replay::admission(&run.ledger, cycle, &run.facts[idx], &run.groups[idx]);
     let mut report = Report::new("receipt");

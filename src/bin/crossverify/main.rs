@@ -80,8 +80,9 @@ enum Command {
     },
     /// Verify one receipt and decide its admission (the CI gate).
     Receipt {
-        /// The receipt: `<ledger dir>/<cycle>/receipt.json`, relative to the ledger repository or a path inside it.
-        receipt: PathBuf,
+        /// The receipt: `<ledger dir>/<cycle>/receipt.json`, relative to the ledger repository or
+        /// a path inside it. Omit it to verify the latest receipt binding --expect-sha.
+        receipt: Option<PathBuf>,
         /// Science repository (in the product's local mode, also the ledger repository).
         #[arg(long, value_name = "PATH")]
         science: PathBuf,
@@ -184,7 +185,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
-            crossaudit::receipt(&o, receipt, *admit, ctx)?
+            crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
         }
         Command::Checks => crossverify::checks::command(),
         Command::Explain { code } => crossverify::checks::explain(code)?,
