@@ -320,7 +320,9 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
 pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
     let rel = receipt_path.map(|p| ledger_relative(&opts.audit, p)).transpose()?;
     if rel.is_none() && opts.expect_sha.is_none() {
-        return Err(Error::Usage("name the receipt, or give --expect-sha to verify the latest receipt of that commit".into()));
+        return Err(Error::Usage(
+            "name the receipt, or give --expect-sha to verify the latest receipt of that commit".into(),
+        ));
     }
     let run = run(opts, ctx)?;
     let head = verify::short(&run.ledger.audit_head.to_string());

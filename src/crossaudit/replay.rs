@@ -262,7 +262,8 @@ fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [Group
         let max = f.max_rounds.unwrap_or(3);
         let round = f.round.unwrap_or(0);
         out.push(if round > max {
-            res(&ROUND_BOUND, Outcome::Failed, s, format!("round {round} exceeds max_rounds {max}")).with("maxRounds", max)
+            res(&ROUND_BOUND, Outcome::Failed, s, format!("round {round} exceeds max_rounds {max}"))
+                .with("maxRounds", max)
         } else {
             res(&ROUND_BOUND, Outcome::Passed, s, format!("round {round} ≤ max_rounds {max}")).with("maxRounds", max)
         });
@@ -270,7 +271,12 @@ fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [Group
         let recorded = f.verdict.as_deref().unwrap_or("");
         let paper = synthesis::synthesize(Rule::Paper, &f.inputs);
         if recorded == "ESCALATE" && !paper.allows(recorded) {
-            out.push(res(&VERDICT_PRECEDENCE, Outcome::CantTell, s, format!("ESCALATE may be the escalation lock of an earlier round; {msg}")));
+            out.push(res(
+                &VERDICT_PRECEDENCE,
+                Outcome::CantTell,
+                s,
+                format!("ESCALATE may be the escalation lock of an earlier round; {msg}"),
+            ));
         } else {
             replay_precedence(&ledger.cycles[i], f, out);
         }
@@ -493,7 +499,8 @@ pub(crate) fn admission(ledger: &Ledger, cycle: &Cycle, f: &CycleFacts, g: &Grou
         a.shortfalls.push("receipt already consumed (replay)".into());
     }
     if g.unknown_order {
-        a.unobservable.push("freshness: without the full audit history the cycle's latest receipt cannot be determined".into());
+        a.unobservable
+            .push("freshness: without the full audit history the cycle's latest receipt cannot be determined".into());
     }
     if r.family == Family::Schema2 {
         let mode = r.install_mode.clone().unwrap_or_default();

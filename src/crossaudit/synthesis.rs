@@ -194,3 +194,57 @@ mod tests {
         assert!(Expected::Reply.allows("PASS") && !Expected::Reply.allows("DCL_ONLY"));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn inputs() -> impl Strategy<Value = Inputs> {
+        (
+            any::<bool>(),
+            any::<bool>(),
+            0usize..4,
+            any::<bool>(),
+            prop::option::of(prop::sample::select(vec!["PASS", "BLOCKED", "ESCALATE"])),
+            any::<bool>(),
+        )
+            .prop_map(|(lock, invalid, dcl_failures, bound, reply, offline)| Inputs {
+                lock,
+                invalid,
+                dcl_failures,
+                bound,
+                reply: reply.map(str::to_owned),
+                offline,
+            })
+    }
+
+    proptest! {
+        /// I4: no rule lets a model PASS (or a DCL-only result) stand over a deterministic failure.
+        #[test]
+        fn dcl_failure_never_passes(i in inputs()) {
+            for rule in [Rule::Paper, Rule::DclFirst] {
+                if i.dcl_failures > 0 {
+                    let v = synthesize(rule, &i);
+                    prop_assert!(!v.allows("PASS") && !v.allows("DCL_ONLY"), "{rule:?} {i:?} gave {v:?}");
+                }
+            }
+        }
+
+        /// I3 (paper): an invalid reply escalates whatever else happened.
+        #[test]
+        fn invalid_reply_escalates_under_the_paper(i in inputs()) {
+            if i.invalid {
+                prop_assert_eq!(synthesize(Rule::Paper, &i), Expected::Verdict("ESCALATE"));
+            }
+        }
+
+        /// The two rules differ only when an invalid reply meets a deterministic failure.
+        #[test]
+        fn rules_differ_only_on_invalid_atop_dcl(i in inputs()) {
+            if synthesize(Rule::Paper, &i) != synthesize(Rule::DclFirst, &i) {
+                prop_assert!(i.invalid && i.dcl_failures > 0 && !i.lock);
+            }
+        }
+    }
+}
