@@ -54,6 +54,23 @@ enum Command {
         #[arg(long = "scope", value_name = "PREFIX")]
         scopes: Vec<String>,
     },
+    /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
+    Stats {
+        /// Deployed ledger (git repository or directory), cycles.jsonl, cycles-b.json, or their directory.
+        path: PathBuf,
+        /// Revision to read when PATH is a git repository (default HEAD).
+        #[arg(long)]
+        rev: Option<String>,
+        /// TOML file of stated figures keyed by JSON Pointer into `stats` (docs/claims.md).
+        #[arg(long, value_name = "FILE")]
+        claims: Option<PathBuf>,
+        /// Science repository, for fix commits named in commit subjects.
+        #[arg(long, value_name = "REPO")]
+        science: Option<PathBuf>,
+        /// Revision of the science repository (default HEAD; use the freeze head).
+        #[arg(long, value_name = "REV", requires = "science")]
+        science_rev: Option<String>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -102,6 +119,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
     let report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::manifest::command(repo, rev, scopes, ctx)?,
+        Command::Stats { path, rev, claims, science, science_rev } => {
+            let opts = crossverify::stats::Options {
+                path,
+                rev: rev.as_deref(),
+                claims: claims.as_deref(),
+                science: science.as_deref(),
+                science_rev: science_rev.as_deref(),
+            };
+            crossverify::stats::command(&opts, ctx)?
+        }
         Command::Checks => crossverify::checks::command(),
         Command::Explain { code } => crossverify::checks::explain(code)?,
     };
