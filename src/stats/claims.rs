@@ -100,6 +100,11 @@ pub fn parse(text: &str) -> Result<Vec<Claim>, ClaimsError> {
             }
             other => (Stated::from_toml(other).map_err(bad)?, None, None),
         };
+        // A number written as a string keeps the precision it was written with ("2.10").
+        let value = match value {
+            Stated::String(text) => Stated::number(&text).unwrap_or(Stated::String(text)),
+            other => other,
+        };
         claims.push(Claim { pointer: key.clone(), tokens, value, tolerance, source });
     }
     Ok(claims)
@@ -147,12 +152,14 @@ pub fn check(claims: &[Claim], figs: &Figures) -> Vec<CheckResult> {
     claims
         .iter()
         .map(|c| {
-            let allowance_text = match &c.value {
-                Stated::Number { decimals, .. } => format!(" (allowance ±{})", allowance(*decimals, c.tolerance)),
-                Stated::String(s) if s.trim().parse::<f64>().is_ok() => match c.tolerance {
-                    Some(t) => format!(" (allowance ±{t})"),
-                    None => String::new(),
-                },
+            // The allowance is worth showing only where it did something: an explicit tolerance,
+            // a stated fraction, or a recomputed value that is not whole.
+            let allowance_text = |got: &Value| match &c.value {
+                Stated::Number { decimals, .. }
+                    if c.tolerance.is_some() || *decimals > 0 || got.as_f64().is_some_and(|g| g.fract() != 0.0) =>
+                {
+                    format!(" (allowance ±{})", allowance(*decimals, c.tolerance))
+                }
                 _ => String::new(),
             };
             let r = match reach(figs, &c.tokens) {
@@ -171,6 +178,7 @@ pub fn check(claims: &[Claim], figs: &Figures) -> Vec<CheckResult> {
                 )
                 .with("recomputed", Value::Null),
                 Reached::Value(got) => {
+                    let allowance_text = allowance_text(&got);
                     let diffs = differences(&c.value, &got, c.tolerance, Keys::Exact);
                     if diffs.is_empty() {
                         CheckResult::new(
@@ -229,6 +237,7 @@ mod tests {
         // Claims come back in pointer order (TOML tables are sorted maps).
         assert_eq!(c[0].pointer, "/closure_lag/mean");
         assert_eq!(c[0].source.as_deref(), Some("§4.2"));
+        assert!(matches!(c[0].value, Stated::Number { decimals: 2, .. }), "{:?}", c[0].value);
         assert!(parse("\"/cycels\" = 7").unwrap_err().0.contains("names no figure"));
         assert!(parse("cycles = 7").is_err());
         assert!(parse("\"/cycles\" = { value = 7, tolerance = -1 }").is_err());

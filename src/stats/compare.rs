@@ -45,16 +45,15 @@ fn decimals_of(token: &str) -> i32 {
     (frac - exp).max(0)
 }
 
-fn number(text: &str) -> Option<Stated> {
-    let value: f64 = text.trim().parse().ok()?;
-    value.is_finite().then(|| Stated::Number {
-        value,
-        decimals: decimals_of(text.trim()),
-        text: text.trim().to_owned(),
-    })
-}
-
 impl Stated {
+    /// A number written as text (`"2.10"`), keeping its precision; `None` when it is not one.
+    #[must_use]
+    pub fn number(text: &str) -> Option<Stated> {
+        let t = text.trim();
+        let value: f64 = t.parse().ok()?;
+        value.is_finite().then(|| Stated::Number { value, decimals: decimals_of(t), text: t.to_owned() })
+    }
+
     /// From a strictly parsed JSON value (published summaries): numbers keep their token.
     #[must_use]
     pub fn from_json(v: &crate::json::Value) -> Stated {
@@ -62,7 +61,7 @@ impl Stated {
         match v {
             J::Null => Stated::Null,
             J::Bool(b) => Stated::Bool(*b),
-            J::Number(n) => number(n.as_str()).unwrap_or_else(|| Stated::String(n.as_str().to_owned())),
+            J::Number(n) => Stated::number(n.as_str()).unwrap_or_else(|| Stated::String(n.as_str().to_owned())),
             J::String(s) => Stated::String(s.clone()),
             J::Array(a) => Stated::Array(a.iter().map(Stated::from_json).collect()),
             J::Object(m) => Stated::Object(m.iter().map(|(k, v)| (k.clone(), Stated::from_json(v))).collect()),
@@ -175,8 +174,8 @@ fn diff(stated: &Stated, got: &Value, tol: Option<f64>, keys: Keys, at: &str, ou
                 out.push(format!("{here}stated {text}, recomputed {}", show(got)));
             }
         }
-        (Stated::String(s), Value::Number(_)) if number(s).is_some() => {
-            diff(&number(s).expect("checked"), got, tol, keys, at, out);
+        (Stated::String(s), Value::Number(_)) if Stated::number(s).is_some() => {
+            diff(&Stated::number(s).expect("checked"), got, tol, keys, at, out);
         }
         (Stated::Null, Value::Null) => {}
         (Stated::Bool(a), Value::Bool(b)) if a == b => {}
@@ -217,7 +216,7 @@ mod tests {
     use serde_json::json;
 
     fn n(text: &str) -> Stated {
-        number(text).expect("number")
+        Stated::number(text).expect("number")
     }
 
     #[test]

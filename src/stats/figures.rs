@@ -250,10 +250,13 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
                             l.closed_in = Some(pos);
                         }
                     }
-                    _ => unknown_closures.push(json!({"cycle": c.id, "entry": cl.raw})),
+                    _ => unknown_closures.push((pos, cl.raw.clone())),
                 }
             }
         }
+        // Entry order within a cycle carries no meaning; the reported lists must not depend on it.
+        unknown_closures.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        ambiguous.sort();
         for l in life.values_mut() {
             l.reopened = l.closed_in.is_some_and(|c| l.raised_in.iter().any(|r| *r > c));
         }
@@ -268,7 +271,12 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
             .clone()
             .map(|()| json!(lifecycle.iter().filter(|l| l.closed_in.is_none()).map(|l| &l.id).collect::<Vec<_>>())),
     );
-    b.put("unknown_closures", lifecycle_ok.clone().map(|()| json!(unknown_closures)));
+    b.put(
+        "unknown_closures",
+        lifecycle_ok.clone().map(|()| {
+            json!(unknown_closures.iter().map(|(p, e)| json!({"cycle": cycles[*p].id, "entry": e})).collect::<Vec<_>>())
+        }),
+    );
     b.put(
         "reopened",
         lifecycle_ok

@@ -249,7 +249,7 @@ pub(super) fn charts(figs: &Figures, records: &Records) -> Vec<View> {
     let lag_points: Vec<Point> = if bins.is_empty() {
         Vec::new()
     } else {
-        (0..=max)
+        (1..=max)
             .map(|g| Point {
                 label: g.to_string(),
                 value: Some(bins.get(&g).copied().unwrap_or(0) as f64),
