@@ -15,6 +15,11 @@ Plain-directory fixtures (copied as is by the tests):
   deployed-bad-identity/  cycle_id / audited_commit disagreements, completed before started
   deployed-malformed/     a duplicate JSON key, a missing run metadata file, a cycle directory
                           without audit_result.json
+  mined-wrong-summary/    cycles.jsonl with a summary.json and findings_lifecycle.json that disagree with it
+  mined-malformed/        cycles.jsonl with a duplicate key and an n_findings that does not match
+  analysis-small/         cycles-b.json with a consistent analysis.json (minutes rounded as printed)
+  v1-receipts/            a reference v1 receipt ledger (detected, not converted)
+  schema2-receipts/       a receipt-schema-2 ledger (detected, not converted)
 Git fixture (built by crossverify::crossaudit::mint from TOML):
   deployed-git.toml       an audit repository growing over three commits, and a science
                           repository whose commit subjects name the findings they fix
@@ -334,8 +339,8 @@ analysis = {
     "fclass": {("null" if k is None else k): v for k, v in Counter(f["fclass"] for _, f in occ).items()},
     "source_x_severity": dict(Counter(f"{f['source']}|{f['sev']}" for _, f in occ)),
     "scopes": dict(Counter(s for _, f in occ for s in f["scopes"])),
-    "rules": dict(Counter(r for _, f in occ for r in set(f["rules"]))),
-    "rule_cycle_spread": {r: len({i for i, f in occ if r in f["rules"]}) for r in {r for _, f in occ for r in f["rules"]}},
+    "rules": dict(Counter(r for _, f in occ for r in sorted(set(f["rules"])))),
+    "rule_cycle_spread": {r: len({i for i, f in occ if r in f["rules"]}) for r in sorted({r for _, f in occ for r in f["rules"]})},
     "decision_vs_blocking": dict(Counter(f"{c['decision']}|any_blocking={blocking(c)}" for c in cb)),
     "decision_is_definitional": all((c["decision"] == "BLOCK") == blocking(c) for c in cb if c["decision"] != "PASS"),
     "closure_lag": {"median": statistics.median(lag.values()), "mean": round(statistics.mean(lag.values()), 2),
@@ -356,4 +361,11 @@ write_files("v1-receipts", {
                                                indent=2, sort_keys=True),
     f"cycles/{sha40}/report.md": "# Audit Report\n",
     "AUDIT_RULES.md": "# Constitution\n",
+})
+
+# --- a receipt-schema-2 ledger (local mode: the ledger inside the science tree) -----------------
+write_files("schema2-receipts", {
+    f"cycles/{sha40[:12]}-r1/receipt.json": json.dumps({"receipt_schema": 2, "verdict": "BLOCKED"}, indent=2, sort_keys=True),
+    f"cycles/{sha40[:12]}-r1/checks.json": "[]\n",
+    "crossaudit.yml": "ledger:\n  dir: cycles\n",
 })
