@@ -175,7 +175,7 @@ fn diff(stated: &Stated, got: &Value, tol: Option<f64>, keys: Keys, at: &str, ou
             }
         }
         (Stated::String(s), Value::Number(_)) if Stated::number(s).is_some() => {
-            diff(&Stated::number(s).expect("checked"), got, tol, keys, at, out);
+            diff(&Stated::number(s).expect("the guard just parsed it"), got, tol, keys, at, out);
         }
         (Stated::Null, Value::Null) => {}
         (Stated::Bool(a), Value::Bool(b)) if a == b => {}

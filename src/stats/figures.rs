@@ -309,7 +309,7 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
     let lag_numbers: Result<BTreeMap<&str, f64>, String> = closed
         .iter()
         .map(|l| {
-            let (a, z) = (l.first_raised(), l.closed_in.expect("closed"));
+            let (a, z) = (l.first_raised(), l.closed_in.expect("`closed` holds only findings with a closure"));
             match (numbers[a], numbers[z]) {
                 (Some(a), Some(z)) => Ok((l.id.as_str(), z as f64 - a as f64)),
                 _ => Err(format!("{} or {} carries no cycle number", cycles[a].id, cycles[z].id)),
@@ -411,9 +411,9 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
         if measured.is_empty() {
             Err("no cycle has a parseable started_at and completed_at".into())
         } else {
-            let (lo, hi) = num::min_max(&measured).expect("non-empty");
+            let (lo, hi) = num::min_max(&measured).expect("the set was checked to be non-empty");
             Ok(json!({
-                "median": num::value(num::median(&measured).expect("non-empty")),
+                "median": num::value(num::median(&measured).expect("the set was checked to be non-empty")),
                 "min": num::value(lo),
                 "max": num::value(hi),
                 "n": measured.len(),
@@ -427,12 +427,12 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
         if gap_values.is_empty() {
             Err("no two consecutive cycles both have parseable times".into())
         } else {
-            let (q1, q3) = num::quartiles(&gap_values).expect("non-empty");
+            let (q1, q3) = num::quartiles(&gap_values).expect("the set was checked to be non-empty");
             Ok(json!({
-                "median": num::value(num::median(&gap_values).expect("non-empty")),
+                "median": num::value(num::median(&gap_values).expect("the set was checked to be non-empty")),
                 "q1": num::value(q1),
                 "q3": num::value(q3),
-                "max": num::value(num::min_max(&gap_values).expect("non-empty").1),
+                "max": num::value(num::min_max(&gap_values).expect("the set was checked to be non-empty").1),
                 "n": gap_values.len(),
             }))
         },
@@ -510,9 +510,9 @@ fn lag_summary(per: &BTreeMap<&str, f64>) -> Result<Value, String> {
         return Err("no finding was verified closed, so no closure lag exists".into());
     }
     Ok(json!({
-        "median": num::value(num::median(&v).expect("non-empty")),
-        "mean": num::value(num::mean(&v).expect("non-empty")),
-        "max": num::value(num::min_max(&v).expect("non-empty").1),
+        "median": num::value(num::median(&v).expect("the set was checked to be non-empty")),
+        "mean": num::value(num::mean(&v).expect("the set was checked to be non-empty")),
+        "max": num::value(num::min_max(&v).expect("the set was checked to be non-empty").1),
         "n": v.len(),
         "per_finding": per.iter().map(|(k, g)| ((*k).to_owned(), num::value(*g))).collect::<Map<_, _>>(),
     }))

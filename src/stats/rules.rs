@@ -6,11 +6,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// `R-[A-Z]+-\d+`: the deployment's policy rule IDs.
-static POLICY_RULE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"R-[A-Z]+-\d+").expect("valid pattern"));
+static POLICY_RULE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"R-[A-Z]+-\d+").expect("the pattern is a valid literal regex"));
 /// `Gate\s*\d+`: gate citations; `Gate 11` and `Gate11` are different keys, as in the scripts.
-static GATE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Gate\s*\d+").expect("valid pattern"));
+static GATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Gate\s*\d+").expect("the pattern is a valid literal regex"));
 /// `CA-[A-Z]+-\d+`: Constitution rule IDs (the analysis script adds this pattern).
-static CONSTITUTION_RULE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"CA-[A-Z]+-\d+").expect("valid pattern"));
+static CONSTITUTION_RULE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"CA-[A-Z]+-\d+").expect("the pattern is a valid literal regex"));
 
 /// Which patterns to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,8 @@ use super::figures::Science;
 use crate::git::{self, Repo};
 
 /// `F-<digits>` anywhere in a subject.
-static FINDING_ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"F-\d+").expect("valid pattern"));
+static FINDING_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"F-\d+").expect("the pattern is a valid literal regex"));
 
 /// Whether a commit subject is a fix commit: it contains `audit CYCLE` (any case) or
 /// `F-<digit>`.

@@ -136,11 +136,8 @@ pub(super) fn findings(figs: &Figures, records: &Records, science: Option<&Scien
                 },
                 Value::String(state.into()),
                 Value::String(l.scopes.join(";")),
-                if records.unsupported.contains_key("source") {
-                    Value::Null
-                } else {
-                    Value::String(l.source.clone().unwrap_or_default())
-                },
+                // No label on the first occurrence is "not measured" there, not an empty label.
+                l.source.clone().map_or(Value::Null, Value::String),
                 Value::String(l.rules.join(";")),
             ];
             if let Some(s) = science {

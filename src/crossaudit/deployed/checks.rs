@@ -661,7 +661,7 @@ fn lifecycle(ledger: &DeployedLedger, out: &mut Vec<CheckResult>, at: &At<'_>) {
         let mut state: BTreeMap<String, (State, String)> = BTreeMap::new();
         let mut any_closure = false;
         for c in cycles.iter().filter(|c| c.project == project) {
-            let r = c.result.ok().expect("unreadable cycles returned above");
+            let r = c.result.ok().expect("the walk returns early when any result is unreadable");
             let path = format!("{}/{AUDIT_RESULT}", c.path);
             if !r.verified_closed.is_empty() {
                 any_closure = true;
