@@ -402,6 +402,10 @@ fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
     let mut bad = 0;
     let lines: Vec<&str> = text.strip_suffix('\n').unwrap_or(text).split('\n').collect();
     for (i, line) in lines.iter().enumerate() {
+        // A blank line holds no record (JSON Lines readers skip it); it is not a cycle.
+        if line.trim().is_empty() {
+            continue;
+        }
         let at = format!("{CYCLES_JSONL} line {}", i + 1);
         match mined_cycle(line) {
             Ok(c) => records.cycles.push(c),

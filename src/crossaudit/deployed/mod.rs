@@ -47,3 +47,6 @@ pub use model::{
     parse_audit_result, parse_report_manifest, parse_run_metadata,
 };
 pub use time::{Timestamp, parse_timestamp};
+
+#[cfg(test)]
+mod tests;
