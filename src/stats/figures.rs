@@ -482,9 +482,10 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
 
     let mut caveats = records.caveats.clone();
     if !ambiguous.is_empty() {
-        caveats.insert(
-            "closed".into(),
-            format!(
+        super::model::add_caveat(
+            &mut caveats,
+            "closed",
+            &format!(
                 "verified-closed entries read differently by the mining script (leading F-<digits> of the text before ':') and the analysis script (first F-<digits> anywhere); the figures use the mining reading: {}",
                 ambiguous.join(", ")
             ),

@@ -280,7 +280,19 @@ pub fn from_deployed(ledger: DeployedLedger, kind: InputKind, commit: Option<Str
     if !meta_missing.is_empty() {
         let note = format!("run metadata unreadable for {}: model and times unknown there", meta_missing.join(", "));
         for f in ["models", "n_models", "cycles_without_model", "audit_minutes", "gap_minutes"] {
-            records.caveats.insert(f.to_owned(), note.clone());
+            records.caveat(f, &note);
+        }
+    }
+    let projects = ledger.projects();
+    if projects.len() > 1 {
+        let names: Vec<String> = projects.iter().map(|p| p.clone().unwrap_or_else(|| "(bare)".into())).collect();
+        let note = format!(
+            "the ledger holds {} projects ({}); as in the mining script, their cycles are taken in path order as one ledger and finding IDs are matched across projects",
+            names.len(),
+            names.join(", ")
+        );
+        for f in ["closed", "closure_lag", "closure_lag_cycle_numbers", "gap_minutes", "numbering_gaps"] {
+            records.caveat(f, &note);
         }
     }
     let mut input = Input::new(records);
@@ -387,10 +399,8 @@ fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
         &["source", "source_x_severity", "finding_class"],
         "cycles.jsonl keeps no evidence lines, so the `source:` and `finding_class:` labels were not mined",
     );
-    records.caveats.insert(
-        "rules".into(),
-        "from the mined `rules_cited` (R-… and Gate… citations only; CA-… citations are not mined)".into(),
-    );
+    records
+        .caveat("rules", "from the mined `rules_cited` (R-… and Gate… citations only; CA-… citations are not mined)");
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -87,12 +87,28 @@ impl Records {
         Records { kind, cycles: Vec::new(), unsupported: BTreeMap::new(), caveats: BTreeMap::new(), unreadable: None }
     }
 
+    /// Adds a caveat to `figure` (appended when it already has one).
+    pub fn caveat(&mut self, figure: &str, text: &str) {
+        add_caveat(&mut self.caveats, figure, text);
+    }
+
     /// Marks `figures` as unsupported by this format for `reason`.
     pub fn unsupported(&mut self, figures: &[&str], reason: &str) {
         for f in figures {
             self.unsupported.insert((*f).to_owned(), reason.to_owned());
         }
     }
+}
+
+/// Adds `text` to the caveats of `figure`, after any it already has.
+pub fn add_caveat(caveats: &mut BTreeMap<String, String>, figure: &str, text: &str) {
+    caveats
+        .entry(figure.to_owned())
+        .and_modify(|c| {
+            c.push_str("; ");
+            c.push_str(text);
+        })
+        .or_insert_with(|| text.to_owned());
 }
 
 /// One audit cycle.
