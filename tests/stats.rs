@@ -387,3 +387,22 @@ fn published_summaries_are_checked_against_their_own_records_when_both_formats_s
     assert_eq!(outcome_of(&r, "CV-S002", "analysis.json n_cycles"), "passed");
     assert!(Path::new(&dir).join("cycles.jsonl").is_file());
 }
+
+#[test]
+fn with_the_science_log_fix_commits_are_checked_too() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mined = support::materialize("mined-wrong-summary", tmp.path());
+    let science = support::materialize("deployed-git", tmp.path()).join("science");
+    let (code, r) = report(&["stats", mined.to_str().expect("utf-8"), "--science", science.to_str().expect("utf-8")]);
+    assert_eq!(code, 1);
+    assert_eq!(r["inputs"]["scienceCommit"].as_str().map(str::len), Some(40));
+    // The science log has two fix commits; the summary says 1.
+    assert_eq!(r["stats"]["science_fix_commits"], 2);
+    assert_eq!(outcome_of(&r, "CV-S002", "summary.json n_science_fix_commits"), "failed");
+    // F-001's stated fix commit is not the one the log names.
+    let f001 =
+        results(&r, "CV-S003").into_iter().find(|x| x["subject"] == "findings_lifecycle.json F-001").expect("F-001");
+    assert_eq!(f001["outcome"], "failed");
+    assert!(f001["message"].as_str().expect("message").contains("fix_commits"), "{f001:#}");
+    assert!(results(&r, "CV-S003").iter().all(|x| x["subject"] != "findings_lifecycle.json fix_commits"));
+}
