@@ -74,7 +74,13 @@ pub struct Check {
 #[must_use]
 pub fn all() -> Vec<&'static Check> {
     let mut v: Vec<&'static Check> =
-        crate::manifest::CHECKS.iter().chain(crate::crossaudit::CHECKS).chain(crate::stats::CHECKS).copied().collect();
+        crate::manifest::CHECKS
+        .iter()
+        .chain(crate::crossaudit::CHECKS)
+        .chain(crate::crossaudit::deployed::CHECKS)
+        .chain(crate::stats::CHECKS)
+        .copied()
+        .collect();
     v.sort_by_key(|c| c.code);
     v
 }

@@ -12,6 +12,7 @@ pub mod checks;
 pub mod config;
 pub mod constitution;
 pub mod dcl;
+pub mod deployed;
 mod load;
 pub mod mint;
 pub mod receipt;

@@ -1,6 +1,194 @@
-//! Finding-lifecycle statistics.
+//! Finding-lifecycle statistics, and stated figures checked against the records they came from.
+//!
+//! `crossverify stats PATH` reads one of:
+//!
+//! * a deployed CrossAudit ledger ([`crate::crossaudit::deployed`]): a git repository read from
+//!   objects at `--rev`, or a plain directory, holding `projects/<p>/cycles/CYCLE-*/` (or bare
+//!   `CYCLE-*/` directories, as in the public `ledger-mirror/`);
+//! * mined records: `cycles.jsonl`, with `findings_lifecycle.json` and `summary.json` when
+//!   present;
+//! * analysis records: `cycles-b.json`, with `analysis.json` when present;
+//! * a v1 or receipt-schema-2 ledger, which is detected and reported `untested` until a
+//!   converter into the record model exists ([`model`] documents what it must fill).
+//!
+//! Each input is converted into the neutral [`model::Records`]; [`figures::compute`] turns
+//! those into the `stats` object, following the counting rules of the real-ledger note §4
+//! exactly (closure lag by ledger position and by CYCLE number, medians and index quartiles,
+//! case-sensitive models, both readings of "N occurrences cite a single rule"). A figure the
+//! input cannot support is `null`, with its reason under `stats.notMeasured`.
+//!
+//! Checks: `CV-S001` stated figures from `--claims` (see `docs/claims.md`), `CV-S002` a
+//! published `summary.json`/`analysis.json` against its own records, `CV-S003`
+//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records. A deployed ledger
+//! also gets its consistency checks (`CV-A011`…`CV-A018`).
 
-use crate::checks::Check;
+mod checks;
+pub mod claims;
+pub mod compare;
+pub mod figures;
+pub mod input;
+pub mod model;
+pub mod num;
+mod published;
+pub mod rules;
+pub mod science;
+mod views;
 
-/// Checks owned by this module.
-pub static CHECKS: &[&Check] = &[];
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::crossaudit::deployed::{self, LoadError};
+use crate::progress::{Ctx, Interrupted};
+use crate::report::Report;
+pub use checks::{CHECKS, CLAIM, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
+
+/// Why `stats` could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input is not something crossverify recognises, or cannot be read.
+    #[error("{0}")]
+    Input(String),
+    /// A deployed ledger could not be read at all.
+    #[error(transparent)]
+    Deployed(#[from] LoadError),
+    /// Git access failed (the input or the science repository).
+    #[error(transparent)]
+    Git(#[from] crate::git::Error),
+    /// The claims file is unusable.
+    #[error(transparent)]
+    Claims(#[from] claims::ClaimsError),
+    /// The caller interrupted.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+}
+
+/// What `crossverify stats` was asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// The ledger or records.
+    pub path: &'a Path,
+    /// Revision, when `path` is a git repository (default `HEAD`).
+    pub rev: Option<&'a str>,
+    /// A claims file (`docs/claims.md`).
+    pub claims: Option<&'a Path>,
+    /// The science repository, for fix commits.
+    pub science: Option<&'a Path>,
+    /// Its revision (default `HEAD`); use the freeze head to reproduce a mined summary.
+    pub science_rev: Option<&'a str>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// `crossverify stats`.
+///
+/// # Errors
+/// [`Error`] when the input, the claims file or the science repository cannot be used.
+pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let claims = match opts.claims {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| claims::ClaimsError(format!("{}: {e}", p.display())))?;
+            let text = String::from_utf8(bytes.clone())
+                .map_err(|_| claims::ClaimsError(format!("{}: not UTF-8", p.display())))?;
+            Some((p, sha256_hex(&bytes), claims::parse(&text)?))
+        }
+        None => None,
+    };
+    let input = input::read(opts.path, opts.rev, ctx)?;
+    let science = match opts.science {
+        Some(p) => Some(science::read(p, opts.science_rev)?),
+        None => None,
+    };
+    let sci_ok = science.as_ref().and_then(|s| s.as_ref().ok());
+    let figs = figures::compute(&input.records, science.as_ref());
+
+    let mut report = Report::new("stats");
+    report.input("path", opts.path.display().to_string());
+    report.input("kind", input.records.kind.as_str());
+    report.input("detected", input.records.kind.describe());
+    if let Some(rev) = opts.rev {
+        report.input("rev", rev);
+    }
+    if let Some(c) = &input.commit {
+        report.input("commit", c.clone());
+    }
+    if !input.read.is_empty() {
+        report.input("read", json!(input.read));
+    }
+    let mut sets = Vec::new();
+    if input.mined.is_some() {
+        sets.push(input::CYCLES_JSONL);
+    }
+    if input.analysis.is_some() {
+        sets.push(input::CYCLES_B);
+    }
+    if !sets.is_empty() {
+        report.input("records", json!(sets));
+        report.input(
+            "figuresFrom",
+            if input.records.kind == model::InputKind::Mined { input::CYCLES_JSONL } else { input::CYCLES_B },
+        );
+    }
+    if !input.published.is_empty() {
+        report.input("published", json!(input.published.iter().map(|p| p.name).collect::<Vec<_>>()));
+    }
+    if let Some(p) = opts.science {
+        report.input("science", p.display().to_string());
+        if let Some(rev) = opts.science_rev {
+            report.input("scienceRev", rev);
+        }
+        match &science {
+            Some(Ok(s)) => report.input("scienceCommit", s.commit.clone()),
+            Some(Err(e)) => report.input("scienceUnavailable", e.clone()),
+            None => {}
+        }
+    }
+    if let Some((p, sha, _)) = &claims {
+        report.input("claims", p.display().to_string());
+        report.input("claimsSha256", sha.clone());
+    }
+
+    report.results.extend(input.results.iter().cloned());
+    if let Some(ledger) = &input.deployed {
+        report.results.extend(deployed::verify(ledger));
+    }
+
+    // Published summaries are checked against their own records.
+    let mined_figs = input.mined.as_ref().map(|r| figures::compute(r, science.as_ref()));
+    let analysis_figs = input.analysis.as_ref().map(|r| figures::compute(r, science.as_ref()));
+    for p in &input.published {
+        let own = published::own_records(p.name);
+        let (f, basis) = match (own == input::CYCLES_JSONL, &mined_figs, &analysis_figs) {
+            (true, Some(m), _) | (false, Some(m), None) => (m, input::CYCLES_JSONL),
+            (_, _, Some(a)) => (a, input::CYCLES_B),
+            (_, None, None) => (&figs, "the records"),
+        };
+        let basis_text = if basis == own { basis.to_owned() } else { format!("{basis} (its own {own} is absent)") };
+        if p.name == input::LIFECYCLE {
+            report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text));
+        } else {
+            report.results.extend(published::check_summary(p, f, &basis_text));
+        }
+    }
+
+    // The claims table, when there is one, comes first: it is what the user asked about.
+    if let Some((_, _, claims)) = &claims {
+        let results = claims::check(claims, &figs);
+        report.views.push(views::claims(&results));
+        report.results.extend(results);
+    }
+    report.views.push(views::headline(&figs));
+    report.views.push(views::findings(&figs, &input.records, sci_ok));
+    report.views.push(views::cycles(&figs, &input.records));
+    report.views.extend(views::charts(&figs, &input.records));
+    report.stats = figs.stats.into_iter().collect();
+    report.finish();
+    Ok(report)
+}

@@ -102,6 +102,23 @@ enum Command {
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
     },
+    /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
+    Stats {
+        /// Deployed ledger (git repository or directory), cycles.jsonl, cycles-b.json, or their directory.
+        path: PathBuf,
+        /// Revision to read when PATH is a git repository (default HEAD).
+        #[arg(long)]
+        rev: Option<String>,
+        /// TOML file of stated figures keyed by JSON Pointer into `stats` (docs/claims.md).
+        #[arg(long, value_name = "FILE")]
+        claims: Option<PathBuf>,
+        /// Science repository, for fix commits named in commit subjects.
+        #[arg(long, value_name = "REPO")]
+        science: Option<PathBuf>,
+        /// Revision of the science repository (default HEAD; use the freeze head).
+        #[arg(long, value_name = "REV", requires = "science")]
+        science_rev: Option<String>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -186,6 +203,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
             crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
+        }
+        Command::Stats { path, rev, claims, science, science_rev } => {
+            let opts = crossverify::stats::Options {
+                path,
+                rev: rev.as_deref(),
+                claims: claims.as_deref(),
+                science: science.as_deref(),
+                science_rev: science_rev.as_deref(),
+            };
+            crossverify::stats::command(&opts, ctx)?
         }
         Command::Checks => crossverify::checks::command(),
         Command::Explain { code } => crossverify::checks::explain(code)?,

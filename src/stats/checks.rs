@@ -1,0 +1,90 @@
+//! The statistics family's checks (`CV-S001`…`CV-S004`).
+
+use crate::checks::{Check, Family};
+use crate::report::Level;
+
+/// A stated figure from a claims file.
+pub static CLAIM: Check = Check {
+    code: "CV-S001",
+    name: "stated-figure-disagrees",
+    level: Level::Error,
+    family: Family::Stats,
+    invariant: None,
+    summary: "Each figure stated in a --claims file agrees with the figure recomputed from the records",
+    what: "Every entry of the claims file names a figure by JSON Pointer (RFC 6901) into the `stats` object \
+           (`/closure_lag/median`, `/rules/Gate 11`) and gives the stated value, optionally with a tolerance. \
+           The figure is recomputed from the input records and compared: a number agrees when it is within the \
+           precision it was stated with (half a unit of its last written decimal; `6` agrees with 5.67, `2.10` \
+           with 2.1) or within the explicit tolerance; anything else must be equal. A figure the input cannot \
+           support (a `null` in `stats`, with its reason in `notMeasured`) makes the claim `cantTell`, never \
+           `passed`. See `docs/claims.md`.",
+    why: "A paper that publishes its supervision ledger invites its figures to be recomputed rather than \
+          trusted. This is statcheck for supervision ledgers: each stated number is either reproduced from the \
+          records, contradicted with the recomputed value beside it, or shown to be beyond what the records can \
+          support.",
+    example: "CV-S001 failed /closure_lag/mean: stated 2.5, recomputed 1.25 (allowance ±0.05)",
+    spec: "`docs/claims.md`; real-ledger note §4 (how the published figures are computed)",
+};
+
+/// A published summary file vs its own records.
+pub static PUBLISHED: Check = Check {
+    code: "CV-S002",
+    name: "published-summary-disagrees",
+    level: Level::Error,
+    family: Family::Stats,
+    invariant: None,
+    summary: "Each field of a summary.json or analysis.json beside the records agrees with the recomputation from those records",
+    what: "When `summary.json` (beside `cycles.jsonl`) or `analysis.json` (beside `cycles-b.json`) is present, \
+           every field is compared with the same figure recomputed from the records, with the precision rule of \
+           CV-S001 (`n_confirmed_real` ↔ `closed`, `survived_multiple_audits` ↔ `recurring`, `severity` ↔ \
+           first-seen severity, also accepted when it matches the per-occurrence reading, and so on). Fields the \
+           records cannot recompute are `cantTell` with the reason: the `freeze` heads name repository states, \
+           and `n_science_fix_commits` needs the science repository's log (`--science`).",
+    why: "A published summary that disagrees with the records it was computed from is a finding in itself: one of \
+          the two is wrong, and the paper's figures came from the summary.",
+    example: "CV-S002 failed summary.json n_distinct_findings: summary.json says 15; the records give 14",
+    spec: "real-ledger note §2.4, §2.5, §4, §5.1",
+};
+
+/// A lifecycle entry vs the records.
+pub static LIFECYCLE: Check = Check {
+    code: "CV-S003",
+    name: "published-lifecycle-disagrees",
+    level: Level::Error,
+    family: Family::Stats,
+    invariant: None,
+    summary: "Each entry of findings_lifecycle.json agrees with the lifecycle recomputed from cycles.jsonl",
+    what: "For every entry of `findings_lifecycle.json`: `severity` (first seen), `first_raised`, `raised_in`, \
+           `closed_confirmed_in` and `rules_cited` (first occurrence) are recomputed from the cycle records and \
+           compared; an ID in the file but never raised, or raised but absent from the file, fails. \
+           `fix_commits` needs the science repository: with `--science` it is recomputed from the log (as sets of \
+           12-hex prefixes), without it one `cantTell` result names the entries that carry it.",
+    why: "The lifecycle file is where closure lag, recurrence and first-seen severity are read from; an entry \
+          that does not follow from the cycle records makes every figure built on it unreliable.",
+    example: "CV-S003 failed findings_lifecycle.json F-006: closed_confirmed_in: stated \"CYCLE-000004\", recomputed \"CYCLE-000005\"",
+    spec: "real-ledger note §2.3, §5.1 steps 3–5",
+};
+
+/// Reading the input records.
+pub static RECORDS_READABLE: Check = Check {
+    code: "CV-S004",
+    name: "records-unreadable",
+    level: Level::Error,
+    family: Family::Stats,
+    invariant: None,
+    summary: "The input's records are read strictly and converted into the statistics record model",
+    what: "Parses every record file of the input strictly (duplicate keys, lone surrogates and trailing data are \
+           refused) and checks the fields the figures use (`cycle_id`/`cid`, `decision`, `findings` with \
+           `finding_id`/`fid`, lists where lists are expected; `n_findings` equal to the number of findings \
+           listed). A malformed cycle record fails and every figure that needs it becomes not measured. A v1 or \
+           receipt-schema-2 ledger is detected and reported `untested`: its findings live in `checks.json` and \
+           the report, and the converter into the record model is not implemented yet.",
+    why: "Figures computed around an unreadable record would be wrong without saying so; a duplicate key can \
+          show one value to a Python reader and another to us. Refusing, and saying which figures that costs, is \
+          the only honest output.",
+    example: "CV-S004 failed cycles.jsonl line 3: not strict JSON: line 1, column 120: duplicate key \"decision\"",
+    spec: "real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
+};
+
+/// Checks owned by this module.
+pub static CHECKS: &[&Check] = &[&CLAIM, &PUBLISHED, &LIFECYCLE, &RECORDS_READABLE];

@@ -1,0 +1,302 @@
+//! Published summaries (`summary.json`, `analysis.json`, `findings_lifecycle.json`) checked
+//! against the recomputation from the records beside them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use super::checks::{LIFECYCLE, PUBLISHED};
+use super::compare::{Keys, Stated, differences, show};
+use super::figures::{Figures, Science};
+use super::input::{ANALYSIS, LIFECYCLE as LIFECYCLE_FILE, Published, SUMMARY};
+use crate::report::{CheckResult, Outcome};
+
+/// How a published field maps onto a figure.
+#[derive(Clone, Copy)]
+enum Map {
+    /// The figure itself, keys compared as given.
+    Figure(&'static str, Keys),
+    /// The sorted keys of a map figure (`models[]`).
+    KeysOf(&'static str),
+    /// Not recomputable from records: `cantTell` with this reason.
+    Never(&'static str),
+}
+
+const FREEZE: &str = "the freeze heads name repository states at mining time; the records cannot confirm them";
+
+fn summary_field(key: &str) -> Option<Map> {
+    Some(match key {
+        "freeze" => Map::Never(FREEZE),
+        "n_cycles" => Map::Figure("cycles", Keys::Exact),
+        "decisions" => Map::Figure("decision_sequence", Keys::Exact),
+        "findings_per_cycle" => Map::Figure("findings_per_cycle", Keys::Exact),
+        "n_distinct_findings" => Map::Figure("distinct_findings", Keys::Exact),
+        "n_confirmed_real" => Map::Figure("closed", Keys::Exact),
+        "n_unresolved" => Map::Figure("open", Keys::Exact),
+        "models" => Map::KeysOf("models"),
+        "n_science_fix_commits" => Map::Figure("science_fix_commits", Keys::Exact),
+        _ => return None,
+    })
+}
+
+fn analysis_field(key: &str) -> Option<Map> {
+    Some(match key {
+        "freeze" => Map::Never(FREEZE),
+        "n_cycles" => Map::Figure("cycles", Keys::Exact),
+        "n_findings" => Map::Figure("finding_occurrences", Keys::Exact),
+        "n_distinct" => Map::Figure("distinct_findings", Keys::Exact),
+        "n_closed" => Map::Figure("closed", Keys::Exact),
+        "n_open" => Map::Figure("open", Keys::Exact),
+        "decisions" => Map::Figure("decisions", Keys::Counts),
+        "findings_per_cycle" => Map::Figure("findings_per_cycle", Keys::Exact),
+        "severity" => Map::Figure("severity_distinct", Keys::Counts),
+        "source" => Map::Figure("source", Keys::Counts),
+        "fclass" => Map::Figure("finding_class", Keys::Counts),
+        "source_x_severity" => Map::Figure("source_x_severity", Keys::Counts),
+        "scopes" => Map::Figure("scopes", Keys::Counts),
+        "rules" => Map::Figure("rules", Keys::Counts),
+        "rule_cycle_spread" => Map::Figure("rule_cycle_spread", Keys::Counts),
+        "decision_vs_blocking" => Map::Figure("decision_vs_blocking", Keys::Counts),
+        "decision_is_definitional" => Map::Figure("decision_is_definitional", Keys::Exact),
+        "closure_lag" => Map::Figure("closure_lag", Keys::Subset),
+        "survived_multiple_audits" => Map::Figure("recurring", Keys::Counts),
+        "audit_minutes" => Map::Figure("audit_minutes", Keys::Subset),
+        "gap_minutes" => Map::Figure("gap_minutes", Keys::Subset),
+        "models" => Map::KeysOf("models"),
+        _ => return None,
+    })
+}
+
+/// Checks one published summary object (`summary.json` or `analysis.json`) against `figs`.
+/// `basis` names the records the figures came from, for messages.
+#[must_use]
+pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str) -> Vec<CheckResult> {
+    let lookup: fn(&str) -> Option<Map> = if p.name == ANALYSIS { analysis_field } else { summary_field };
+    let Some(fields) = p.value.as_object() else {
+        return vec![CheckResult::new(
+            &PUBLISHED,
+            Outcome::Failed,
+            p.name,
+            format!("a {}, expected an object of figures", p.value.type_name()),
+        )];
+    };
+    let mut out = Vec::new();
+    for (key, value) in fields {
+        let subject = format!("{} {key}", p.name);
+        let stated = Stated::from_json(value);
+        let base = |outcome, msg: String| {
+            CheckResult::new(&PUBLISHED, outcome, &subject, msg).with("published", stated.to_json())
+        };
+        let map = lookup(key);
+        let (figure, got, keys) = match map {
+            None => {
+                out.push(base(
+                    Outcome::CantTell,
+                    format!("{key} is not a field crossverify knows how to recompute from {basis}"),
+                ));
+                continue;
+            }
+            Some(Map::Never(reason)) => {
+                out.push(base(Outcome::CantTell, format!("not recomputable: {reason}")));
+                continue;
+            }
+            Some(Map::KeysOf(f)) => {
+                let got = match figs.get(f) {
+                    Value::Object(m) => json!(m.keys().collect::<Vec<_>>()),
+                    _ => Value::Null,
+                };
+                (f, got, Keys::Exact)
+            }
+            Some(Map::Figure(f, keys)) => (f, figs.get(f).clone(), keys),
+        };
+        if got.is_null() {
+            let reason = figs.not_measured.get(figure).cloned().unwrap_or_else(|| "not measured".into());
+            out.push(
+                base(Outcome::CantTell, format!("{figure} is not measured from {basis}: {reason}"))
+                    .with("figure", figure),
+            );
+            continue;
+        }
+        let diffs = differences(&stated, &got, None, keys);
+        let r = if diffs.is_empty() {
+            base(Outcome::Passed, format!("{key} = {} agrees with {figure} recomputed from {basis}", stated.show()))
+        } else if key == "severity"
+            && differences(&stated, figs.get("severity_occurrences"), None, Keys::Counts).is_empty()
+        {
+            base(
+                Outcome::Passed,
+                format!(
+                    "severity agrees with the per-occurrence reading recomputed from {basis} (not the first-seen one)"
+                ),
+            )
+        } else {
+            base(
+                Outcome::Failed,
+                format!(
+                    "{} says {key} = {}; {basis} give{} {}",
+                    p.name,
+                    stated.show(),
+                    if basis.ends_with('s') { "" } else { "s" },
+                    summarize(&diffs, &got)
+                ),
+            )
+            .with("differences", diffs)
+        };
+        out.push(r.with("figure", figure).with("recomputed", got));
+    }
+    out
+}
+
+fn summarize(diffs: &[String], got: &Value) -> String {
+    if diffs.len() == 1 && !diffs[0].starts_with('/') {
+        show(got)
+    } else if diffs.len() <= 3 {
+        format!("{} ({})", show(got), diffs.join("; "))
+    } else {
+        format!("{} ({}; … {} differences)", show(got), diffs[..3].join("; "), diffs.len())
+    }
+}
+
+/// Checks `findings_lifecycle.json` against the lifecycle recomputed from the cycle records.
+#[must_use]
+pub(super) fn check_lifecycle(
+    p: &Published,
+    figs: &Figures,
+    science: Option<&Science>,
+    basis: &str,
+) -> Vec<CheckResult> {
+    let mut out = Vec::new();
+    let Some(entries) = p.value.as_array() else {
+        return vec![CheckResult::new(
+            &LIFECYCLE,
+            Outcome::Failed,
+            p.name,
+            format!("a {}, expected a list of findings", p.value.type_name()),
+        )];
+    };
+    if let Some(reason) = figs.not_measured.get("closed") {
+        return vec![CheckResult::new(
+            &LIFECYCLE,
+            Outcome::CantTell,
+            p.name,
+            format!("the lifecycle cannot be recomputed from {basis}: {reason}"),
+        )];
+    }
+    let cid = |pos: usize| Value::String(figs.cycle_ids[pos].clone());
+    let recomputed: BTreeMap<&str, Value> = figs
+        .lifecycle
+        .iter()
+        .map(|l| {
+            let mut v = json!({
+                "severity": l.severity,
+                "first_raised": cid(l.first_raised()),
+                "raised_in": l.raised_in.iter().map(|p| cid(*p)).collect::<Vec<_>>(),
+                "closed_confirmed_in": l.closed_in.map(cid),
+                "rules_cited": l.rules,
+            });
+            if let Some(s) = science {
+                let mut fc = s.by_finding.get(&l.id).cloned().unwrap_or_default();
+                fc.sort();
+                v["fix_commits"] = json!(fc);
+            }
+            (l.id.as_str(), v)
+        })
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut with_fix = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(id) = e.get("finding_id").and_then(crate::json::Value::as_str) else {
+            out.push(CheckResult::new(
+                &LIFECYCLE,
+                Outcome::Failed,
+                format!("{} #{}", p.name, i + 1),
+                "entry without a string finding_id",
+            ));
+            continue;
+        };
+        let subject = format!("{} {id}", p.name);
+        if !seen.insert(id.to_owned()) {
+            out.push(CheckResult::new(&LIFECYCLE, Outcome::Failed, &subject, "listed more than once"));
+            continue;
+        }
+        let Some(want) = recomputed.get(id) else {
+            out.push(CheckResult::new(
+                &LIFECYCLE,
+                Outcome::Failed,
+                &subject,
+                format!("no cycle in {basis} raises {id}"),
+            ));
+            continue;
+        };
+        let mut diffs = Vec::new();
+        let fields = e.as_object().cloned().unwrap_or_default();
+        for key in ["severity", "first_raised", "raised_in", "closed_confirmed_in", "rules_cited"] {
+            let stated = fields.get(key).map_or(Stated::Null, Stated::from_json);
+            for d in differences(&stated, &want[key], None, Keys::Exact) {
+                diffs.push(if d.starts_with('/') { format!("{key}{d}") } else { format!("{key}: {d}") });
+            }
+        }
+        match (fields.get("fix_commits"), science) {
+            (Some(fc), None) => with_fix.push((id.to_owned(), crate::json::to_serde(fc))),
+            (stated, Some(_)) => {
+                let mut s: Vec<String> = stated
+                    .and_then(crate::json::Value::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                    .unwrap_or_default();
+                s.sort();
+                let stated = Stated::Array(s.into_iter().map(Stated::String).collect());
+                for d in differences(&stated, &want["fix_commits"], None, Keys::Exact) {
+                    diffs.push(format!("fix_commits (as sets): {}", d.trim_start_matches(": ")));
+                }
+            }
+            (None, None) => {}
+        }
+        out.push(if diffs.is_empty() {
+            CheckResult::new(
+                &LIFECYCLE,
+                Outcome::Passed,
+                &subject,
+                format!("agrees with the lifecycle recomputed from {basis}"),
+            )
+        } else {
+            CheckResult::new(&LIFECYCLE, Outcome::Failed, &subject, diffs.join("; "))
+                .with("differences", diffs)
+                .with("recomputed", want.clone())
+        });
+    }
+    for id in recomputed.keys() {
+        if !seen.contains(*id) {
+            out.push(CheckResult::new(
+                &LIFECYCLE,
+                Outcome::Failed,
+                format!("{} {id}", p.name),
+                format!("{id} is raised in {basis} but missing from {}", p.name),
+            ));
+        }
+    }
+    if !with_fix.is_empty() {
+        let ids: Vec<&str> = with_fix.iter().map(|(id, _)| id.as_str()).collect();
+        out.push(
+            CheckResult::new(
+                &LIFECYCLE,
+                Outcome::CantTell,
+                format!("{} fix_commits", p.name),
+                format!(
+                    "fix_commits of {} not recomputable: they come from the science repository's log (pass --science)",
+                    ids.join(", ")
+                ),
+            )
+            .with("fix_commits", with_fix.into_iter().collect::<serde_json::Map<_, _>>()),
+        );
+    }
+    out
+}
+
+/// Names a published file's own records.
+#[must_use]
+pub(super) fn own_records(name: &str) -> &'static str {
+    match name {
+        SUMMARY | LIFECYCLE_FILE => "cycles.jsonl",
+        _ => "cycles-b.json",
+    }
+}
