@@ -265,3 +265,9 @@ vector("v1-shallow", "A shallow audit clone: I2, the Constitution commit and the
 vector("receipt-latest-for-sha", "Without a path, the latest receipt binding --expect-sha is verified (here round 2 of the first increment).",
        ["receipt", "--science", "{fixture:v1-genuine/science}", "--audit", "{fixture:v1-genuine/audit}", "--expect-sha", V1_PASS, "--admit"], 0,
        [("CV-A801", "passed", f"cycles/{V1_PASS}")])
+
+# ---- the deployed format through `ledger` ------------------------------------------------
+vector("deployed-mirror", "The real, redacted CYCLE-000001 through `ledger`: its manifest digests are not hash-verifiable (cantTell, never tampered); nothing binds a deployed decision to files, so the run is inconclusive.",
+       ["ledger", "--audit", "{vectors:real/crossaudit/ledger-mirror}"], 3,
+       [("CV-A015", "cantTell"), ("CV-A601", "failed"), ("CV-A401", "passed"), ("CV-A701", "cantTell"), ("CV-A012", "passed")],
+       absent=[("CV-A015", "failed")])

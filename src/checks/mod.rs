@@ -73,8 +73,7 @@ pub struct Check {
 /// Every registered check, sorted by code.
 #[must_use]
 pub fn all() -> Vec<&'static Check> {
-    let mut v: Vec<&'static Check> =
-        crate::manifest::CHECKS
+    let mut v: Vec<&'static Check> = crate::manifest::CHECKS
         .iter()
         .chain(crate::crossaudit::CHECKS)
         .chain(crate::crossaudit::deployed::CHECKS)

@@ -327,7 +327,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
 /// Walks the audit history and records, for every file under the ledger directory, the commit
 /// that added it; any later modification or deletion is a violation (append-only JSON Lines
 /// files may grow but never change what they held).
-fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<History, String> {
+pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<History, String> {
     repo.require_full_history().map_err(|e| e.to_string())?;
     let commits = repo.history(head).map_err(|e| e.to_string())?;
     let mut h = History { added: BTreeMap::new(), position: HashMap::new(), violations: Vec::new() };

@@ -13,6 +13,7 @@ pub mod config;
 pub mod constitution;
 pub mod dcl;
 pub mod deployed;
+mod lifecycle;
 mod load;
 pub mod mint;
 pub mod receipt;
@@ -285,6 +286,13 @@ fn stats(report: &mut Report, run: &Run) {
 /// # Errors
 /// When the repositories cannot be opened or the revision does not resolve (exit 2).
 pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
+    if opts.dialect == DialectChoice::Deployed || opts.dialect == DialectChoice::Auto {
+        match deployed::load(&opts.audit, opts.audit_rev.as_deref(), ctx) {
+            Ok(l) => return Ok(deployed_ledger(opts, &l)),
+            Err(deployed::LoadError::NoCycles(_)) if opts.dialect == DialectChoice::Auto => {}
+            Err(e) => return Err(Error::Usage(e.to_string())),
+        }
+    }
     let run = run(opts, ctx)?;
     let admissions: Vec<Admission> = run
         .ledger
@@ -297,6 +305,9 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     inputs(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
     report.finish();
+    let records = lifecycle::records(&run.ledger, &run.facts);
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
+    report.stats = figures;
     stats(&mut report, &run);
     let adm: serde_json::Map<String, Value> = run
         .ledger
@@ -308,7 +319,143 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         .collect();
     report.section("admissions", Value::Object(adm));
     views(&mut report, &run, &admissions);
+    report.views.extend(lifecycle_views);
     Ok(report)
+}
+
+/// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
+/// checks, what the protocol's invariants can and cannot show there, and its lifecycle figures.
+fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
+    use crate::report::Outcome as O;
+    let mut report = Report::new("ledger");
+    report.input("audit", opts.audit.display().to_string());
+    report.input("dialect", if opts.dialect == DialectChoice::Auto { "deployed (detected)" } else { "deployed" });
+    if let Some(c) = l.origin.commit() {
+        report.input("auditHead", c);
+    }
+    let mut results = deployed::verify(l);
+    // What the invariants can show in this format.
+    for c in l.counted() {
+        let Some(r) = c.result.ok() else { continue };
+        let subject = c.path.as_str();
+        let odd: std::collections::BTreeSet<&str> = r
+            .findings
+            .iter()
+            .filter_map(|f| f.severity.as_deref())
+            .filter(|s| *s != "BLOCKER" && *s != "ADVISORY")
+            .collect();
+        results.push(if odd.is_empty() {
+            CheckResult::new(&checks::SEVERITY_LEVELS, O::Passed, subject, "findings use BLOCKER and ADVISORY only")
+        } else {
+            CheckResult::new(&checks::SEVERITY_LEVELS, O::Failed, subject, format!("severities outside the protocol's two levels: {} (the deployment's four-level ladder, a named divergence)", odd.into_iter().collect::<Vec<_>>().join(", ")))
+        });
+        let deterministic: Vec<&str> = r
+            .findings
+            .iter()
+            .filter(|f| f.typed_line("source:").is_some_and(|s| s.trim() == "DETERMINISTIC") && f.is_blocking())
+            .map(|f| f.finding_id.as_str())
+            .collect();
+        results.push(if !deterministic.is_empty() && r.decision != "BLOCK" {
+            CheckResult::new(
+                &checks::DCL_DOMINATES,
+                O::Failed,
+                subject,
+                format!("decision {} over deterministic blocking finding(s) {}", r.decision, deterministic.join(", ")),
+            )
+        } else if deterministic.is_empty() {
+            CheckResult::new(&checks::DCL_DOMINATES, O::Passed, subject, "no deterministic blocking finding to outrank")
+        } else {
+            CheckResult::new(
+                &checks::DCL_DOMINATES,
+                O::Passed,
+                subject,
+                format!(
+                    "deterministic blocking finding(s) {} are not outranked (decision BLOCK)",
+                    deterministic.join(", ")
+                ),
+            )
+        });
+    }
+    let why = [
+        (
+            &checks::VENDOR_HETEROGENEITY,
+            "the deployment's configuration is not published: vendors cannot be compared (the paper states a Claude-based generator and an OpenAI-lineage auditor)",
+        ),
+        (
+            &checks::CITATIONS_VALID,
+            "the rulebook the findings cite (R-…, Gate n) is not published: citations cannot be checked",
+        ),
+        (
+            &checks::ROUND_BOUND,
+            "the deployed records carry no round or controller state: the revision bound cannot be replayed",
+        ),
+        (
+            &checks::SUBJECT_BINDING,
+            "the deployed format has no receipts: nothing binds a decision to the audited commit's files",
+        ),
+    ];
+    for (c, w) in why {
+        results.push(CheckResult::new(c, O::CantTell, "ledger", w));
+    }
+    results.push(CheckResult::new(
+        &checks::ADMISSION_UNOBSERVABLE,
+        O::CantTell,
+        "ledger",
+        "the deployment's controller state lives outside both repositories: admission cannot be observed",
+    ));
+    if let deployed::Origin::Git { repo, commit } = &l.origin {
+        match crate::git::Repo::open(repo)
+            .map_err(|e| e.to_string())
+            .and_then(|r| load::history(&r, *commit, "projects"))
+        {
+            Ok(h) if h.violations.is_empty() => results.push(CheckResult::new(
+                &checks::LEDGER_APPEND_ONLY,
+                O::Passed,
+                "ledger",
+                format!("{} ledger file(s), each added once and never changed", h.added.len()),
+            )),
+            Ok(h) => {
+                for (path, first, then, what) in &h.violations {
+                    results.push(CheckResult::new(
+                        &checks::LEDGER_APPEND_ONLY,
+                        O::Failed,
+                        path,
+                        format!(
+                            "added in {}, {what} in {}",
+                            verify::short(&first.to_string()),
+                            verify::short(&then.to_string())
+                        ),
+                    ));
+                }
+            }
+            Err(e) => results.push(CheckResult::new(
+                &checks::LEDGER_APPEND_ONLY,
+                O::CantTell,
+                "ledger",
+                format!("the audit history cannot be walked: {e}"),
+            )),
+        }
+    } else {
+        results.push(CheckResult::new(
+            &checks::LEDGER_APPEND_ONLY,
+            O::CantTell,
+            "ledger",
+            "a plain directory has no history: append-only cannot be checked (give the audit repository)",
+        ));
+    }
+    report.results = results;
+    report.finish();
+    let kind = if l.origin.commit().is_some() {
+        crate::stats::model::InputKind::DeployedGit
+    } else {
+        crate::stats::model::InputKind::DeployedDirectory
+    };
+    let input = crate::stats::input::from_deployed(l.clone(), kind, l.origin.commit());
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&input.records);
+    report.stats = figures;
+    report.views.push(View::Table(conformance(&report.results)));
+    report.views.extend(lifecycle_views);
+    report
 }
 
 /// `crossverify receipt`: verifies one receipt in the context of its ledger and reports its

@@ -192,3 +192,19 @@ pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
     report.finish();
     Ok(report)
 }
+
+/// Figures of `records` and the lifecycle views (per-finding table, closure-lag histogram)
+/// for another command's report, such as `crossverify ledger` on a v1 or schema-2 ledger.
+#[must_use]
+pub fn lifecycle(
+    records: &model::Records,
+) -> (std::collections::BTreeMap<String, serde_json::Value>, Vec<crate::report::View>) {
+    let figs = figures::compute(records, None);
+    let mut out = vec![views::headline(&figs), views::findings(&figs, records, None)];
+    out.extend(
+        views::charts(&figs, records)
+            .into_iter()
+            .filter(|v| matches!(v, crate::report::View::Chart(c) if c.id == "closure-lag")),
+    );
+    (figs.stats.into_iter().collect(), out)
+}
