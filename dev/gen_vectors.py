@@ -271,3 +271,9 @@ vector("deployed-mirror", "The real, redacted CYCLE-000001 through `ledger`: its
        ["ledger", "--audit", "{vectors:real/crossaudit/ledger-mirror}"], 3,
        [("CV-A015", "cantTell"), ("CV-A601", "failed"), ("CV-A401", "passed"), ("CV-A701", "cantTell"), ("CV-A012", "passed")],
        absent=[("CV-A015", "failed")])
+
+# ---- statistics of v1 and schema-2 ledgers ---------------------------------------------------
+vector("stats-v1-ledger", "`stats` on a v1 ledger repository: the ledger is crawled and its findings converted (IDs rule@artifact, closures inferred from the next round).",
+       ["stats", "{fixture:v1-genuine/audit}"], 0, [("CV-S004", "passed", "ledger")])
+vector("stats-schema2-ledger", "`stats` on a product local-mode ledger (the science repository holds the ledger).",
+       ["stats", "{fixture:s2-local-run/science}"], 0, [("CV-S004", "passed", "ledger")])

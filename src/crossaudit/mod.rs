@@ -323,6 +323,17 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     Ok(report)
 }
 
+/// The statistics records of a v1 or schema-2 ledger (`crossverify stats` on such a ledger):
+/// the ledger is crawled and verified as by [`ledger`], then converted (`lifecycle.rs` states
+/// the two readings the conversion makes).
+///
+/// # Errors
+/// As [`ledger`].
+pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<crate::stats::model::Records, Error> {
+    let run = run(opts, ctx)?;
+    Ok(lifecycle::records(&run.ledger, &run.facts))
+}
+
 /// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
 /// checks, what the protocol's invariants can and cannot show there, and its lifecycle figures.
 fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {

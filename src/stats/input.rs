@@ -129,6 +129,23 @@ pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
                 let receipt = |p: &str| -> Option<Vec<u8>> { repo.file_at(commit, p).ok().flatten() };
                 match receipt_ledger(&paths, receipt) {
                     Some(mut input) => {
+                        // A receipt ledger in git: crawl it as `crossverify ledger` does and
+                        // convert its cycles.
+                        let mut o = crate::crossaudit::Options::new(path);
+                        o.audit_rev = Some(commit.to_string());
+                        match crate::crossaudit::lifecycle_records(&o, ctx) {
+                            Ok(records) => {
+                                input.records = records;
+                                input.results.clear();
+                                input.results.push(CheckResult::new(
+                                    &RECORDS_READABLE,
+                                    Outcome::Passed,
+                                    "ledger",
+                                    format!("{} read from git objects at {commit}", input.records.kind.describe()),
+                                ));
+                            }
+                            Err(e) => input.records.unreadable = Some(e.to_string()),
+                        }
                         input.commit = Some(commit.to_string());
                         Ok(input)
                     }
@@ -218,12 +235,12 @@ fn receipt_ledger(paths: &[String], read: impl Fn(&str) -> Option<Vec<u8>>) -> O
         _ => InputKind::V1Ledger,
     };
     let reason = format!(
-        "{} found ({} receipt(s), e.g. {first}); its per-cycle findings live in each cycle's checks.json and report, and the converter from that format into the statistics record model is not implemented yet",
+        "{} found ({} receipt(s), e.g. {first}) in a plain directory; its records are read and verified from git objects: give the repository",
         kind.describe(),
         receipts.len()
     );
     let mut records = Records::new(kind);
-    records.unreadable = Some(format!("not measured for {}: converter not implemented", kind.describe()));
+    records.unreadable = Some(format!("not measured for {} outside git: give the repository", kind.describe()));
     let mut input = Input::new(records);
     input.results.push(CheckResult::new(&RECORDS_READABLE, Outcome::Untested, "ledger", reason));
     Some(input)
