@@ -273,7 +273,16 @@ impl Repo {
     /// [`Error::Revision`] when it does not name a commit.
     pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
         let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
-        let id = self.inner.rev_parse_single(rev).map_err(|e| spec_err(first_line(&e.to_string())))?.detach();
+        // gix's top-level message is about the parser ("couldn't parse revision"); its first
+        // cause says what is actually wrong ("Reference \"x\" could not be found").
+        let id = self
+            .inner
+            .rev_parse_single(rev)
+            .map_err(|e| {
+                let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+                spec_err(first_line(&cause))
+            })?
+            .detach();
         let obj = self
             .inner
             .try_find_object(id)
