@@ -339,6 +339,21 @@ impl Repo {
         self.object(id, gix::object::Kind::Blob, "blob")
     }
 
+    /// A blob's bytes read into `buf`, which callers reuse across blobs: one-pass hashing of a
+    /// large tree then allocates (and the kernel zeroes) no fresh memory per blob.
+    ///
+    /// # Errors
+    /// Missing or corrupt blob, or an object of another kind.
+    pub fn blob_into<'a>(&self, id: ObjectId, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        use gix::objs::Find as _;
+        match self.inner.objects.try_find(&id, buf) {
+            Ok(Some(data)) if data.kind == gix::object::Kind::Blob => Ok(data.data),
+            Ok(Some(data)) => Err(self.corrupt(id, "blob", format!("it is a {}", data.kind))),
+            Ok(None) => Err(self.missing(id, "blob")),
+            Err(e) => Err(self.corrupt(id, "blob", e)),
+        }
+    }
+
     /// A blob holding a record, refused above [`MAX_RECORD_BYTES`] before it is read.
     ///
     /// # Errors
