@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
-pub use tree::{Change, EntryKind, Scope, TreeEntry};
+pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
 
 /// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused
 /// as corrupt rather than walked (their paths alone would grow quadratically).
@@ -378,13 +378,7 @@ impl Repo {
     /// Missing or corrupt tree.
     pub fn tree_children(&self, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>> {
         let data = self.object(id, gix::object::Kind::Tree, "tree")?;
-        let tree =
-            gix::objs::TreeRef::from_bytes(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))?;
-        Ok(tree
-            .entries
-            .iter()
-            .map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned()))
-            .collect())
+        decode_tree(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))
     }
 
     /// The entry at `path` (`/`-separated) below `tree`, if any.

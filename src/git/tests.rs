@@ -913,3 +913,70 @@ fn scopes_normalise_prefixes() {
     assert!(s.contains("exp/run".into()) && s.contains("exp/run/x".into()));
     assert!(!s.contains("exp/run-2/x".into()) && !s.contains("exp".into()));
 }
+
+/// Raw tree data from `(mode, name, id byte)` triples, in the order given.
+fn raw_tree(entries: &[(&str, &[u8], u8)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (mode, name, id) in entries {
+        out.extend_from_slice(mode.as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(name);
+        out.push(0);
+        out.extend_from_slice(&[*id; 20]);
+    }
+    out
+}
+
+#[test]
+fn trees_git_would_not_write_are_refused() {
+    type Raw<'a> = &'a [(&'a str, &'a [u8], u8)];
+    let sha1 = gix::hash::Kind::Sha1;
+    let ok = raw_tree(&[
+        ("100644", b"a", 1),
+        ("100755", b"a-b", 2),
+        ("40000", b"d", 3),
+        ("120000", b"l", 4),
+        ("160000", b"s", 5),
+        ("100664", b"z", 6),
+    ]);
+    let decoded = decode_tree(&ok, sha1).expect("a well-formed tree");
+    assert_eq!(decoded.len(), 6);
+    let cases: &[(Raw<'_>, &str)] = &[
+        (&[("100644", b"b", 1), ("100644", b"a", 2)], "order"),
+        (&[("100644", b"a", 1), ("100644", b"a", 2)], "order"),
+        (&[("40000", b"a", 3), ("100644", b"a", 1)], "order"),
+        // A file and a directory named alike, in git's order.
+        (&[("100644", b"a", 1), ("100644", b"a-b", 2), ("40000", b"a", 3)], "two entries have this name"),
+        (&[("100644", b"x/y", 1)], "valid file name"),
+        (&[("100644", b"..", 1)], "valid file name"),
+        (&[("40000", b".", 1)], "valid file name"),
+        (&[("22", b"odd", 1)], "mode 22"),
+        (&[("100600", b"odd", 1)], "mode 100600"),
+    ];
+    for (entries, want) in cases {
+        let e = decode_tree(&raw_tree(entries), sha1).expect_err("refused");
+        assert!(e.to_string().contains(want), "{entries:?}: {e}");
+    }
+    assert!(decode_tree(b"100644 a\0short", sha1).is_err());
+    assert!(decode_tree(b"", sha1).expect("the empty tree").is_empty());
+}
+
+/// A tree that lists `data.csv` twice must not yield a manifest holding one of the two digests.
+#[test]
+fn a_tree_with_duplicate_names_is_corrupt_not_half_read() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("dup.git");
+    let b = RepoBuilder::init(&path).expect("init");
+    let (x, y) = (b.write_blob(b"honest").expect("blob"), b.write_blob(b"forged").expect("blob"));
+    let mut data = Vec::new();
+    for id in [x, y] {
+        data.extend_from_slice(b"100644 data.csv\0");
+        data.extend_from_slice(id.as_bytes());
+    }
+    let r = Repo::open(&path).expect("opens");
+    let tree = gix::prelude::Write::write_buf(&r.inner, gix::object::Kind::Tree, &data).expect("write");
+    let e = r.walk(tree, &Scope::all()).expect_err("refused");
+    assert!(matches!(e, Error::CorruptObject { what: "tree", .. }), "{e:?}");
+    assert!(e.to_string().contains("data.csv"), "{e}");
+    assert!(git_out(&path, &["ls-tree", &tree.to_string()]).stdout.len() > 80, "git itself lists both entries");
+}

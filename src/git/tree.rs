@@ -49,6 +49,57 @@ impl EntryKind {
     }
 }
 
+/// Why the data of a tree object was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TreeError {
+    /// Not parseable as a tree.
+    #[error("{0}")]
+    Parse(String),
+    /// An entry git itself would never write (`git fsck` reports it).
+    #[error("entry {name}: {problem}")]
+    Entry {
+        /// The name, as [`display_path`](super::display_path) shows it.
+        name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// Decodes the data of a tree object (without its `tree <size>\0` header) into
+/// `(name, kind, id)` in stored order. Pure, so it can be fuzzed without a repository.
+///
+/// Trees git would not write are refused rather than guessed at, because each way of being
+/// malformed makes two readers disagree about the files: a name with `/`, an empty name, `.`
+/// or `..`, two entries with one name (a manifest keyed by path would silently keep one of
+/// them), entries out of git's order (how duplicates hide), and a mode git does not write
+/// (git reads an unknown mode as a blob, gix as a submodule).
+///
+/// # Errors
+/// Data that is not a tree, or a tree git would not write.
+pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, EntryKind, ObjectId)>, TreeError> {
+    let tree = gix::objs::TreeRef::from_bytes(data, hash).map_err(|e| TreeError::Parse(e.to_string()))?;
+    let bad = |name: &BStr, problem: String| TreeError::Entry { name: super::display_path(name), problem };
+    let mut names = std::collections::HashSet::with_capacity(tree.entries.len());
+    for (i, e) in tree.entries.iter().enumerate() {
+        let name = e.filename;
+        if name.is_empty() || name == "." || name == ".." || name.contains(&b'/') {
+            return Err(bad(name, "not a valid file name (empty, `.`, `..` or containing `/`)".into()));
+        }
+        // 100664 is the one non-canonical mode git still accepts from old repositories.
+        if !matches!(e.mode.value(), 0o100644 | 0o100755 | 0o100664 | 0o120000 | 0o160000 | 0o040000) {
+            return Err(bad(name, format!("mode {:o} is not one git writes", e.mode.value())));
+        }
+        if i > 0 && tree.entries[i - 1].cmp(e) != std::cmp::Ordering::Less {
+            return Err(bad(name, "entries are out of git's order (or repeated)".into()));
+        }
+        if !names.insert(name) {
+            return Err(bad(name, "two entries have this name".into()));
+        }
+    }
+    Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
+}
+
 /// A tracked entry with its full repository-relative path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeEntry {
