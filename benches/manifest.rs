@@ -282,5 +282,45 @@ fn git_cat_file_peak(repo: &Path) -> Option<u64> {
     String::from_utf8_lossy(&out.stderr).lines().last()?.trim().parse().ok()
 }
 
-criterion_group!(benches, bench, memory);
+/// The five contenders again, interleaved round by round, so that a change in machine load
+/// hits all of them alike; prints medians and the ratios the targets are stated in.
+fn interleaved(_: &mut Criterion) {
+    const ROUNDS: usize = 7;
+    let path = packed("manifest-20k", &big());
+    let repo = Repo::open(&path).expect("open");
+    let tip = repo.resolve("HEAD").expect("HEAD");
+    let ids = blob_ids(&repo, tip);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let mut times: [Vec<f64>; 5] = Default::default();
+    for _ in 0..ROUNDS {
+        let mut time = |i: usize, f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            f();
+            times[i].push(t.elapsed().as_secs_f64());
+        };
+        time(0, &mut || drop(std::hint::black_box(derive(&path, tip))));
+        time(1, &mut || drop(std::hint::black_box(one.install(|| derive(&path, tip)))));
+        time(2, &mut || drop(std::hint::black_box(cli(&path, None))));
+        time(3, &mut || drop(std::hint::black_box(baseline_git_pipeline(&path, "HEAD"))));
+        time(4, &mut || drop(std::hint::black_box(floor(&path, &ids))));
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let m: Vec<f64> = times.iter_mut().map(median).collect();
+    let names = ["derive, all cores", "derive, 1 thread", "CLI process", "(a) git pipeline", "(b) floor"];
+    for (n, t) in names.iter().zip(&m) {
+        println!("interleaved, median of {ROUNDS}: {n}: {:.0} ms", t * 1000.0);
+    }
+    println!(
+        "interleaved ratios: (a)/derive all cores {:.2}x, (a)/CLI {:.2}x, derive 1 thread/(b) {:.2}x, derive all cores/(b) {:.2}x",
+        m[3] / m[0],
+        m[3] / m[2],
+        m[1] / m[4],
+        m[0] / m[4]
+    );
+}
+
+criterion_group!(benches, bench, interleaved, memory);
 criterion_main!(benches);
