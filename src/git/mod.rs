@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 pub use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
-pub use tree::{Change, EntryKind, Scope, TreeEntry};
+pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
+
+/// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused
+/// as corrupt rather than walked (their paths alone would grow quadratically).
+pub const MAX_TREE_DEPTH: usize = 4096;
 
 /// Largest object crossverify reads into memory as a record (receipts, reports, configs).
 /// Manifest hashing reads blobs of any size; records above this are refused by name.
@@ -178,7 +182,10 @@ impl Repo {
         if !path.exists() {
             return Err(Error::Open { path: path.to_owned(), reason: "no such file or directory".into() });
         }
-        let opts = gix::open::Options::isolated().with(gix::sec::Trust::Full);
+        // Replace refs (`refs/replace/*`) would let a repository substitute what a commit's
+        // hashes commit to; a third-party verifier reads the committed objects themselves.
+        let opts =
+            gix::open::Options::isolated().with(gix::sec::Trust::Full).config_overrides(["core.useReplaceRefs=false"]);
         let inner = gix::open_opts(path, opts)
             .map_err(|e| Error::Open { path: path.to_owned(), reason: first_line(&e.to_string()) })?;
         let shallow = match inner.shallow_commits() {
@@ -266,7 +273,16 @@ impl Repo {
     /// [`Error::Revision`] when it does not name a commit.
     pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
         let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
-        let id = self.inner.rev_parse_single(rev).map_err(|e| spec_err(first_line(&e.to_string())))?.detach();
+        // gix's top-level message is about the parser ("couldn't parse revision"); its first
+        // cause says what is actually wrong ("Reference \"x\" could not be found").
+        let id = self
+            .inner
+            .rev_parse_single(rev)
+            .map_err(|e| {
+                let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+                spec_err(first_line(&cause))
+            })?
+            .detach();
         let obj = self
             .inner
             .try_find_object(id)
@@ -282,7 +298,7 @@ impl Repo {
     /// Missing or corrupt commit.
     pub fn commit(&self, id: ObjectId) -> Result<Commit> {
         let data = self.object(id, gix::object::Kind::Commit, "commit")?;
-        let c = gix::objs::CommitRef::from_bytes(&data, gix::hash::Kind::Sha1)
+        let c = gix::objs::CommitRef::from_bytes(&data, self.inner.object_hash())
             .map_err(|e| self.corrupt(id, "commit", e))?;
         let person = |s: gix::actor::SignatureRef<'_>| -> Result<Person> {
             let t = s.time().map_err(|e| self.corrupt(id, "commit", e))?;
@@ -323,6 +339,21 @@ impl Repo {
         self.object(id, gix::object::Kind::Blob, "blob")
     }
 
+    /// A blob's bytes read into `buf`, which callers reuse across blobs: one-pass hashing of a
+    /// large tree then allocates (and the kernel zeroes) no fresh memory per blob.
+    ///
+    /// # Errors
+    /// Missing or corrupt blob, or an object of another kind.
+    pub fn blob_into<'a>(&self, id: ObjectId, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        use gix::objs::Find as _;
+        match self.inner.objects.try_find(&id, buf) {
+            Ok(Some(data)) if data.kind == gix::object::Kind::Blob => Ok(data.data),
+            Ok(Some(data)) => Err(self.corrupt(id, "blob", format!("it is a {}", data.kind))),
+            Ok(None) => Err(self.missing(id, "blob")),
+            Err(e) => Err(self.corrupt(id, "blob", e)),
+        }
+    }
+
     /// A blob holding a record, refused above [`MAX_RECORD_BYTES`] before it is read.
     ///
     /// # Errors
@@ -347,13 +378,7 @@ impl Repo {
     /// Missing or corrupt tree.
     pub fn tree_children(&self, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>> {
         let data = self.object(id, gix::object::Kind::Tree, "tree")?;
-        let tree =
-            gix::objs::TreeRef::from_bytes(&data, gix::hash::Kind::Sha1).map_err(|e| self.corrupt(id, "tree", e))?;
-        Ok(tree
-            .entries
-            .iter()
-            .map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned()))
-            .collect())
+        decode_tree(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))
     }
 
     /// The entry at `path` (`/`-separated) below `tree`, if any.
@@ -417,57 +442,69 @@ impl Repo {
     /// Whether `ancestor` is `descendant` or one of its ancestors.
     ///
     /// # Errors
-    /// A missing commit on the way.
+    /// A missing commit on the way, or [`Error::Shallow`] when the answer would be "no" but the
+    /// walk reached a shallow boundary, beyond which the history is unknown.
     pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool> {
         if ancestor == descendant {
             return Ok(true);
         }
         let mut seen = HashSet::new();
         let mut stack = vec![descendant];
+        let mut boundary = None;
         while let Some(id) = stack.pop() {
             if !seen.insert(id) {
                 continue;
             }
-            for p in self.commit(id)?.parents {
-                if p == ancestor {
-                    return Ok(true);
-                }
-                stack.push(p);
+            let parents = self.commit(id)?.parents;
+            if parents.contains(&ancestor) {
+                return Ok(true);
             }
+            if self.is_grafted(id) {
+                // The parents are named by the commit but absent: we cannot look past them.
+                boundary.get_or_insert(id);
+                continue;
+            }
+            stack.extend(parents);
         }
-        Ok(false)
+        match boundary {
+            Some(b) => Err(Error::Shallow { path: self.path.clone(), boundary: b.to_string() }),
+            None => Ok(false),
+        }
     }
 
-    /// `git log -1 --format=%H -- <path>` from `tip` with git's default history simplification:
-    /// follow the first parent whose entry at `path` is unchanged; the first commit that has no
-    /// such parent changed the path. `None` when the path never existed.
+    fn is_grafted(&self, id: ObjectId) -> bool {
+        self.shallow.as_ref().is_some_and(|g| g.contains(&id))
+    }
+
+    /// `git log -1 --format=%H <tip> -- <path>` with git's default history simplification: a
+    /// commit whose entry at `path` (kind and id; `path` may be a directory) equals that of a
+    /// parent is skipped in favour of the first such parent; the first commit with no such
+    /// parent changed the path. A root (or shallow boundary) commit is compared with the empty
+    /// tree. A path deleted on the way yields the deleting commit; `None` when no commit on the
+    /// simplified line ever had the path.
     ///
     /// # Errors
     /// Missing objects on the way.
     pub fn last_change(&self, tip: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let at = |tree: ObjectId| -> Result<Option<(EntryKind, ObjectId)>> {
+            Ok(self.entry(tree, path.into())?.map(|e| (e.kind, e.id)))
+        };
         let mut current = self.commit(tip)?;
-        let mut here = self.entry(current.tree, path.into())?.map(|e| e.id);
-        if here.is_none() {
-            return Ok(None);
-        }
+        let here = at(current.tree)?;
         loop {
-            if self.shallow.iter().flatten().any(|g| *g == current.id) {
-                return Ok(Some(current.id));
+            if current.parents.is_empty() || self.is_grafted(current.id) {
+                return Ok(here.is_some().then_some(current.id));
             }
-            let mut next = None;
+            let mut same = None;
             for p in &current.parents {
                 let pc = self.commit(*p)?;
-                let there = self.entry(pc.tree, path.into())?.map(|e| e.id);
-                if there == here {
-                    next = Some(pc);
+                if at(pc.tree)? == here {
+                    same = Some(pc);
                     break;
                 }
             }
-            match next {
-                Some(pc) => {
-                    current = pc;
-                    here = self.entry(current.tree, path.into())?.map(|e| e.id);
-                }
+            match same {
+                Some(pc) => current = pc,
                 None => return Ok(Some(current.id)),
             }
         }
@@ -479,7 +516,7 @@ impl Repo {
     /// Missing or corrupt trees.
     pub fn walk(&self, tree: ObjectId, scope: &Scope) -> Result<Vec<TreeEntry>> {
         let mut out = Vec::new();
-        tree::walk(self, tree, &mut BString::default(), scope, &mut out)?;
+        tree::walk(self, tree, scope, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
@@ -490,7 +527,7 @@ impl Repo {
     /// Missing or corrupt trees.
     pub fn diff(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>> {
         let mut out = Vec::new();
-        tree::diff(self, old, new, &mut BString::default(), &mut out)?;
+        tree::diff(self, old, new, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }

@@ -1,7 +1,7 @@
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 
-use super::{Repo, Result};
+use super::{MAX_TREE_DEPTH, Repo, Result};
 
 /// What a tree entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -47,6 +47,57 @@ impl EntryKind {
             EntryKind::Tree => "tree",
         }
     }
+}
+
+/// Why the data of a tree object was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TreeError {
+    /// Not parseable as a tree.
+    #[error("{0}")]
+    Parse(String),
+    /// An entry git itself would never write (`git fsck` reports it).
+    #[error("entry {name}: {problem}")]
+    Entry {
+        /// The name, as [`display_path`](super::display_path) shows it.
+        name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// Decodes the data of a tree object (without its `tree <size>\0` header) into
+/// `(name, kind, id)` in stored order. Pure, so it can be fuzzed without a repository.
+///
+/// Trees git would not write are refused rather than guessed at, because each way of being
+/// malformed makes two readers disagree about the files: a name with `/`, an empty name, `.`
+/// or `..`, two entries with one name (a manifest keyed by path would silently keep one of
+/// them), entries out of git's order (how duplicates hide), and a mode git does not write
+/// (git reads an unknown mode as a blob, gix as a submodule).
+///
+/// # Errors
+/// Data that is not a tree, or a tree git would not write.
+pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, EntryKind, ObjectId)>, TreeError> {
+    let tree = gix::objs::TreeRef::from_bytes(data, hash).map_err(|e| TreeError::Parse(e.to_string()))?;
+    let bad = |name: &BStr, problem: String| TreeError::Entry { name: super::display_path(name), problem };
+    let mut names = std::collections::HashSet::with_capacity(tree.entries.len());
+    for (i, e) in tree.entries.iter().enumerate() {
+        let name = e.filename;
+        if name.is_empty() || name == "." || name == ".." || name.contains(&b'/') {
+            return Err(bad(name, "not a valid file name (empty, `.`, `..` or containing `/`)".into()));
+        }
+        // 100664 is the one non-canonical mode git still accepts from old repositories.
+        if !matches!(e.mode.value(), 0o100644 | 0o100755 | 0o100664 | 0o120000 | 0o160000 | 0o040000) {
+            return Err(bad(name, format!("mode {:o} is not one git writes", e.mode.value())));
+        }
+        if i > 0 && tree.entries[i - 1].cmp(e) != std::cmp::Ordering::Less {
+            return Err(bad(name, "entries are out of git's order (or repeated)".into()));
+        }
+        if !names.insert(name) {
+            return Err(bad(name, "two entries have this name".into()));
+        }
+    }
+    Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
 }
 
 /// A tracked entry with its full repository-relative path.
@@ -134,81 +185,89 @@ fn join(base: &BString, name: &BStr) -> BString {
     p
 }
 
-pub(super) fn walk(
-    repo: &Repo,
-    tree: ObjectId,
-    base: &mut BString,
-    scope: &Scope,
-    out: &mut Vec<TreeEntry>,
-) -> Result<()> {
-    for (name, kind, id) in repo.tree_children(tree)? {
-        let path = join(base, name.as_bstr());
-        if kind == EntryKind::Tree {
-            if scope.may_contain(path.as_bstr()) {
-                let mut sub = path;
-                walk(repo, id, &mut sub, scope, out)?;
+pub(super) fn walk(repo: &Repo, tree: ObjectId, scope: &Scope, out: &mut Vec<TreeEntry>) -> Result<()> {
+    // An explicit stack instead of recursion: a hostile tree cannot exhaust the thread's stack.
+    let mut stack = vec![(tree, BString::default(), 0usize)];
+    while let Some((id, base, depth)) = stack.pop() {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(repo, id));
+        }
+        for (name, kind, child) in repo.tree_children(id)? {
+            let path = join(&base, name.as_bstr());
+            if kind == EntryKind::Tree {
+                if scope.may_contain(path.as_bstr()) {
+                    stack.push((child, path, depth + 1));
+                }
+            } else if scope.contains(path.as_bstr()) {
+                out.push(TreeEntry { path, kind, id: child });
             }
-        } else if scope.contains(path.as_bstr()) {
-            out.push(TreeEntry { path, kind, id });
         }
     }
     Ok(())
 }
 
-pub(super) fn diff(
-    repo: &Repo,
-    old: Option<ObjectId>,
-    new: Option<ObjectId>,
-    base: &mut BString,
-    out: &mut Vec<Change>,
-) -> Result<()> {
-    if old == new {
-        return Ok(());
-    }
+fn too_deep(repo: &Repo, id: ObjectId) -> super::Error {
+    repo.corrupt(
+        id,
+        "tree",
+        format!("trees nested deeper than {MAX_TREE_DEPTH} levels (git's default core.maxTreeDepth)"),
+    )
+}
+
+pub(super) fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
     let list = |t: Option<ObjectId>| -> Result<Vec<(BString, EntryKind, ObjectId)>> {
-        match t {
-            Some(t) => repo.tree_children(t),
-            None => Ok(Vec::new()),
-        }
+        let mut v = match t {
+            Some(t) => repo.tree_children(t)?,
+            None => Vec::new(),
+        };
+        // git orders a tree `d` as `d/`; a plain name order pairs `d` (file) with `d` (tree).
+        v.sort_by(|x, y| x.0.cmp(&y.0));
+        Ok(v)
     };
-    let mut a = list(old)?;
-    let mut b = list(new)?;
-    a.sort_by(|x, y| x.0.cmp(&y.0));
-    b.sort_by(|x, y| x.0.cmp(&y.0));
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let ord = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => x.0.cmp(&y.0),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, _) => std::cmp::Ordering::Greater,
-        };
-        let (left, right) = match ord {
-            std::cmp::Ordering::Less => {
-                i += 1;
-                (Some(&a[i - 1]), None)
-            }
-            std::cmp::Ordering::Greater => {
-                j += 1;
-                (None, Some(&b[j - 1]))
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-                (Some(&a[i - 1]), Some(&b[j - 1]))
-            }
-        };
-        let name = left.or(right).expect("one side is present").0.as_bstr();
-        let path = join(base, name);
-        let lt = left.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
-        let rt = right.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
-        if lt.is_some() || rt.is_some() {
-            let mut sub = path.clone();
-            diff(repo, lt, rt, &mut sub, out)?;
+    let mut stack = vec![(old, new, BString::default(), 0usize)];
+    while let Some((old, new, base, depth)) = stack.pop() {
+        if old == new {
+            continue;
         }
-        let lf = left.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
-        let rf = right.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
-        if lf != rf {
-            out.push(Change { path, old: lf, new: rf });
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(repo, new.or(old).expect("old != new, so one side is present")));
+        }
+        let a = list(old)?;
+        let b = list(new)?;
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let ord = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, _) => std::cmp::Ordering::Greater,
+            };
+            let (left, right) = match ord {
+                std::cmp::Ordering::Less => {
+                    i += 1;
+                    (Some(&a[i - 1]), None)
+                }
+                std::cmp::Ordering::Greater => {
+                    j += 1;
+                    (None, Some(&b[j - 1]))
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    (Some(&a[i - 1]), Some(&b[j - 1]))
+                }
+            };
+            let name = left.or(right).expect("one side is present").0.as_bstr();
+            let path = join(&base, name);
+            let lt = left.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
+            let rt = right.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
+            let lf = left.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
+            let rf = right.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
+            if lf != rf {
+                out.push(Change { path: path.clone(), old: lf, new: rf });
+            }
+            if lt != rt {
+                stack.push((lt, rt, path, depth + 1));
+            }
         }
     }
     Ok(())

@@ -74,7 +74,8 @@ pub fn manifest_results(m: &Manifest, repository: &str) -> Vec<CheckResult> {
                         &BLOB_READABLE,
                         Outcome::CantTell,
                         &e.display,
-                        format!("blob {} could not be read: {reason}", e.id),
+                        // The git error already names the repository, the blob and the cause.
+                        reason.clone(),
                     )
                     .with("blob", e.id.to_string()),
                     &e.display,

@@ -112,14 +112,14 @@ impl BlobHashes {
         ids: impl IntoIterator<Item = ObjectId>,
         ctx: Ctx<'_>,
     ) -> Result<(), Interrupted> {
-        let mut todo: Vec<ObjectId> = {
+        let todo: Vec<ObjectId> = {
             let inner =
                 self.inner.lock().expect("hash cache lock is never poisoned: workers do not panic while holding it");
             let mut seen = std::collections::HashSet::new();
             ids.into_iter().filter(|id| !inner.digests.contains_key(id) && seen.insert(*id)).collect()
         };
-        // Sorting by id spreads pack reads deterministically; the result does not depend on it.
-        todo.sort_unstable();
+        // Blobs are read in the order given (tree order for a manifest), which follows the
+        // order git writes packs in; sorting by id would scatter the reads over the pack.
         if todo.is_empty() {
             return Ok(());
         }
@@ -127,16 +127,16 @@ impl BlobHashes {
         let results: Vec<(ObjectId, Result<Digest, String>, u64)> = todo
             .par_iter()
             .map_init(
-                || repo.local(),
-                |r, id| {
+                || (repo.local(), Vec::new()),
+                |(r, buf), id| {
                     if ctx.check().is_err() {
                         return None;
                     }
-                    let out = match r.blob(*id) {
+                    let out = match r.blob_into(*id, buf) {
                         Ok(data) => {
                             let n = data.len() as u64;
                             ctx.progress.bytes(n);
-                            (*id, Ok(Digest::of(&data)), n)
+                            (*id, Ok(Digest::of(data)), n)
                         }
                         Err(e) => (*id, Err(e.to_string()), 0),
                     };

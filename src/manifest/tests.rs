@@ -1,1 +1,114 @@
+use std::sync::atomic::AtomicBool;
 
+use super::*;
+use crate::fixture::{Content, RepoBuilder};
+use crate::progress::Silent;
+
+fn science(dir: &std::path::Path) -> (Repo, ObjectId, ObjectId) {
+    let path = dir.join("m.git");
+    let mut b = RepoBuilder::init(&path).expect("init");
+    b.file("exp/a.json", "{}\n").file("exp/copy.json", "{}\n").file("exp/b.bin", vec![7u8; 10_000]).file("top", "t");
+    let c0 = b.commit("c0").expect("commit");
+    b.file("exp/c.json", "{}\n")
+        .put("exp/run.sh", Content::Executable(b"#!/bin/sh\n".to_vec()))
+        .put("exp/latest", Content::Symlink(b"a.json".to_vec()))
+        .put(
+            "exp/vendor",
+            Content::Submodule(ObjectId::from_hex(b"1111111111111111111111111111111111111111").expect("hex")),
+        )
+        .file(b"exp/n\xffm".as_slice(), "x")
+        .file("exp/empty", "");
+    let c1 = b.commit("c1").expect("commit");
+    (Repo::open(&path).expect("open"), c0, c1)
+}
+
+#[test]
+fn digests_round_trip_through_hex() {
+    let d = Digest::of(b"abc");
+    assert_eq!(d.hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_eq!(Digest::from_hex(&d.hex()), Some(d));
+    assert_eq!(Digest::from_hex(&d.hex().to_uppercase()), Some(d));
+    assert_eq!(Digest::from_hex("ab"), None);
+    assert_eq!(format!("{d:?}"), format!("Digest({d})"));
+}
+
+#[test]
+fn each_distinct_blob_is_hashed_once_per_cache() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, c0, c1) = science(tmp.path());
+    let hashes = BlobHashes::new();
+    let m0 = derive(&repo, c0, &Scope::all(), &hashes, Ctx::silent()).expect("derive");
+    let st = hashes.stats();
+    // `{}\n` appears twice: three distinct blobs for four files.
+    assert_eq!((m0.len(), st.blobs_hashed, st.bytes_hashed), (4, 3, 3 + 10_000 + 1));
+    let m1 = derive(&repo, c1, &Scope::all(), &hashes, Ctx::silent()).expect("derive");
+    let st = hashes.stats();
+    // c1 adds `#!/bin/sh\n`, the non-UTF-8 file's `x` and the empty blob; `{}\n` is cached.
+    assert_eq!(st.blobs_hashed, 6, "{st:?}");
+    assert!(st.cache_hits >= 4 + 7, "{st:?}");
+    assert_eq!(m1.len(), 10);
+}
+
+#[test]
+fn special_entries_carry_markers_and_files_their_digest() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, _, c1) = science(tmp.path());
+    let m = derive(&repo, c1, &Scope::new(["exp"]), &BlobHashes::new(), Ctx::silent()).expect("derive");
+    let json = m.to_json();
+    assert_eq!(json["exp/latest"], "symlink");
+    assert_eq!(json["exp/vendor"], "submodule");
+    assert_eq!(json["\"exp/n\\377m\""], "non-utf8-path");
+    assert_eq!(json["exp/a.json"], Digest::of(b"{}\n").hex());
+    assert_eq!(json["exp/empty"], Digest::of(b"").hex());
+    assert_eq!(json["exp/run.sh"], Digest::of(b"#!/bin/sh\n").hex());
+    assert!(!json.contains_key("top"));
+    let paths: Vec<&[u8]> = m.entries.iter().map(|e| e.path.as_slice()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(paths, sorted, "entries are in raw path order");
+}
+
+#[test]
+fn a_missing_blob_is_an_unreadable_entry_not_an_error() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, c0, _) = science(tmp.path());
+    let tree = repo.commit(c0).expect("c").tree;
+    let id = repo.entry(tree, "exp/b.bin".into()).expect("e").expect("b").id;
+    let hex = id.to_string();
+    std::fs::remove_file(repo.path().join("objects").join(&hex[..2]).join(&hex[2..])).expect("rm");
+    let repo = Repo::open(repo.path()).expect("reopen");
+    let m = derive(&repo, c0, &Scope::all(), &BlobHashes::new(), Ctx::silent()).expect("derive");
+    let e = m.entries.iter().find(|e| e.path == "exp/b.bin").expect("entry");
+    match &e.value {
+        Value::Unreadable(reason) => assert!(reason.contains("missing") && reason.contains(&hex), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.value.marker(), "unreadable");
+}
+
+#[test]
+fn thread_count_does_not_change_the_manifest() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, _, c1) = science(tmp.path());
+    let path = repo.path().to_owned();
+    let run = |n: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("pool");
+        pool.install(|| {
+            let repo = Repo::open(&path).expect("open");
+            derive(&repo, c1, &Scope::all(), &BlobHashes::new(), Ctx::silent()).expect("derive")
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(4));
+}
+
+#[test]
+fn an_interrupt_stops_hashing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, c0, _) = science(tmp.path());
+    let stop = AtomicBool::new(true);
+    let ctx = Ctx { progress: &Silent, interrupt: &stop };
+    let e = derive(&repo, c0, &Scope::all(), &BlobHashes::new(), ctx).expect_err("interrupted");
+    assert!(matches!(e, Error::Interrupted(_)), "{e:?}");
+}

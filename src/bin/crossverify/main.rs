@@ -263,11 +263,11 @@ fn companion_path(primary: &Path, suffix: &str) -> PathBuf {
     primary.with_file_name(name)
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating directory {}", dir.display()))?;
     }
-    std::fs::write(path, bytes)
+    std::fs::write(path, bytes).map_err(Into::into)
 }
 
 fn terminal_width() -> Option<u16> {
