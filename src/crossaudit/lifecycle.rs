@@ -38,7 +38,7 @@ pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
     // Findings of the previous round, per controller cycle, to infer closures.
     let mut previous: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (c, f) in ledger.cycles.iter().zip(facts) {
-        let receipt = c.receipt();
+        let receipt = f.receipt.as_ref();
         let mut findings = Vec::new();
         if let Some(Ok(d)) = &c.dcl {
             for x in &d.findings {

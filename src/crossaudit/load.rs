@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use gix::bstr::ByteSlice;
 
 use super::config::Config;
-use super::receipt::{Family, ParseError, Receipt};
+use super::receipt::Family;
 use super::{dcl, report_md};
 use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::json;
@@ -89,8 +89,10 @@ pub(crate) struct Cycle {
     pub path: String,
     /// Files directly in it.
     pub files: BTreeMap<String, (EntryKind, ObjectId)>,
-    pub receipt: Read<Receipt>,
-    pub receipt_error_is_json: bool,
+    /// Blob of `receipt.json` when it is a regular file. Receipts are parsed during
+    /// verification, one per worker, and dropped after: a ledger of a thousand receipts binding
+    /// ten thousand files each never sits in memory at once.
+    pub receipt_blob: Option<ObjectId>,
     pub report: Option<(Digest, report_md::Report)>,
     pub dcl: Read<dcl::Output>,
     pub exchange: Read<json::Value>,
@@ -101,10 +103,6 @@ pub(crate) struct Cycle {
 }
 
 impl Cycle {
-    pub(crate) fn receipt(&self) -> Option<&Receipt> {
-        self.receipt.as_ref().and_then(|r| r.as_ref().ok())
-    }
-
     pub(crate) fn file(&self, name: &str) -> String {
         format!("{}/{name}", self.path)
     }
@@ -197,24 +195,19 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
         }
     }
-    // Decide the family from the receipts present (or the directory names when none parse).
+    // Decide the family from the receipts present (or the directory names when there are
+    // none). A marker key is enough to vote; every receipt is parsed in full during
+    // verification, and one of the other family fails there.
     let mut votes: BTreeMap<Family, usize> = BTreeMap::new();
-    let mut parsed: BTreeMap<String, (Result<Receipt, ParseError>, bool)> = BTreeMap::new();
-    for (dir, files) in &dirs {
-        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json") {
-            let path = format!("{ledger_dir}/{dir}/receipt.json");
-            match audit.record(*id, &path) {
-                Ok(bytes) => {
-                    let r = Receipt::parse(&bytes);
-                    if let Ok(r) = &r {
-                        *votes.entry(r.family).or_default() += 1;
-                    }
-                    parsed.insert(dir.clone(), (r, true));
-                }
-                Err(e) => {
-                    parsed.insert(dir.clone(), (Err(ParseError::UnknownFamily), false));
-                    let _ = e;
-                }
+    for files in dirs.values().take(64) {
+        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
+            && let Ok(bytes) = audit.record(*id, "receipt.json")
+        {
+            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
+            if has(b"\"receipt_schema\"") {
+                *votes.entry(Family::Schema2).or_default() += 1;
+            } else if has(b"\"constitution_hash\"") {
+                *votes.entry(Family::V1).or_default() += 1;
             }
         }
     }
@@ -237,17 +230,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
     for (name, files) in dirs {
         let path = format!("{ledger_dir}/{name}");
         let read = |file: &str| -> Option<ObjectId> { files.get(file).filter(|(k, _)| k.is_file()).map(|(_, id)| *id) };
-        let (receipt, receipt_error_is_json) = match parsed.remove(&name) {
-            Some((Ok(r), _)) => (Some(Ok(r)), false),
-            Some((Err(e), true)) => (Some(Err(format!("{path}/receipt.json: {e}"))), matches!(e, ParseError::Json(_))),
-            Some((Err(_), false)) => {
-                let id = read("receipt.json").expect("listed above");
-                let why =
-                    audit.record(id, &format!("{path}/receipt.json")).err().map_or_else(String::new, |e| e.to_string());
-                (Some(Err(why)), false)
-            }
-            None => (None, false),
-        };
+        let receipt_blob = read("receipt.json");
         let report = match read("report.md") {
             Some(id) => match audit.record(id, &format!("{path}/report.md")) {
                 Ok(bytes) => Some((Digest::of(&bytes), report_md::parse(&String::from_utf8_lossy(&bytes)))),
@@ -270,18 +253,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
             Err(_) => (None, None),
         };
-        cycles.push(Cycle {
-            name,
-            path,
-            files,
-            receipt,
-            receipt_error_is_json,
-            report,
-            dcl,
-            exchange,
-            added_in,
-            report_added_in,
-        });
+        cycles.push(Cycle { name, path, files, receipt_blob, report, dcl, exchange, added_in, report_added_in });
     }
     // Ledger order: the order receipts entered the history, then directory name.
     cycles.sort_by(|a, b| {
@@ -304,13 +276,13 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
     let (science, local) = match &opts.science {
         Some(p) => {
             let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
-            (Some(Repo::open(p)?.shared()), same)
+            (Some(Repo::open(p)?.shared().with_tree_cache()), same)
         }
-        None if family == Family::Schema2 => (Some(audit.shared()), true),
+        None if family == Family::Schema2 => (Some(audit.shared().with_tree_cache()), true),
         None => (None, false),
     };
     Ok(Ledger {
-        audit: audit.shared(),
+        audit: audit.shared().with_tree_cache(),
         audit_head,
         family,
         ledger_dir,

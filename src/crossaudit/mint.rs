@@ -300,6 +300,13 @@ struct Minter {
     dirs: Vec<String>,
     /// What each minted cycle was, for tamper placeholders.
     minted: Vec<Minted>,
+    /// SHA-256 of science blobs already hashed (a synthetic ledger binds the same files a
+    /// thousand times).
+    digests: std::collections::HashMap<ObjectId, String>,
+    /// The Constitution's blob and the commit that last changed it, while it stays unchanged.
+    constitution_memo: Option<(ObjectId, String)>,
+    /// The science repository was generated elsewhere: no bootstrap commit there.
+    science_external: bool,
     ledger_dir: String,
     out: std::path::PathBuf,
 }
@@ -352,8 +359,19 @@ impl Minter {
         let science = RepoBuilder::init(&out.join("science"))?;
         let audit = if local { None } else { Some(RepoBuilder::init(&out.join("audit"))?) };
         let v4 = s.product_version.starts_with('4');
-        let ledger_dir = "cycles".to_owned();
-        Ok(Minter {
+        Ok(Minter::assemble(s, family, local, v4, science, audit, out))
+    }
+
+    fn assemble(
+        s: Scenario,
+        family: Family,
+        local: bool,
+        v4: bool,
+        science: RepoBuilder,
+        audit: Option<RepoBuilder>,
+        out: &Path,
+    ) -> Self {
+        Minter {
             s,
             family,
             local,
@@ -367,9 +385,12 @@ impl Minter {
             history: Vec::new(),
             dirs: Vec::new(),
             minted: Vec::new(),
-            ledger_dir,
+            digests: std::collections::HashMap::new(),
+            constitution_memo: None,
+            science_external: false,
+            ledger_dir: "cycles".to_owned(),
             out: out.to_owned(),
-        })
+        }
     }
 
     fn err(&self, m: impl Into<String>) -> Error {
@@ -495,7 +516,7 @@ impl Minter {
                 } else {
                     "seed: constitution and ledger"
                 })?;
-                if !local {
+                if !local && !self.science_external {
                     self.science.file("README.md", "# science repository\n");
                     self.science.commit("bootstrap science repository")?;
                 }
@@ -626,7 +647,14 @@ impl Minter {
         let mut manifest = BTreeMap::new();
         for (k, e) in &sel.keys {
             let v = match e {
-                Expect::File(id) => Digest::of(&sci.blob(*id).map_err(|e| self.err(e.to_string()))?).hex(),
+                Expect::File(id) => match self.digests.get(id) {
+                    Some(d) => d.clone(),
+                    None => {
+                        let d = Digest::of(&sci.blob(*id).map_err(|e| self.err(e.to_string()))?).hex();
+                        self.digests.insert(*id, d.clone());
+                        d
+                    }
+                },
                 Expect::Absent { .. } => "ABSENT".to_owned(),
             };
             manifest.insert(k.clone(), jstr(&v));
@@ -636,10 +664,24 @@ impl Minter {
         let ledger_path = self.ledger_path();
         let lrepo = Repo::open(&ledger_path).map_err(|e| self.err(e.to_string()))?;
         let ltip = self.ledger().tip().ok_or_else(|| self.err("ledger has no commit"))?;
-        let constitution_commit = lrepo
-            .last_change(ltip, "AUDIT_RULES.md")
+        let constitution_blob = lrepo
+            .commit(ltip)
+            .and_then(|c| lrepo.entry(c.tree, "AUDIT_RULES.md".into()))
             .map_err(|e| self.err(e.to_string()))?
-            .map_or_else(|| "unversioned".to_owned(), |c| c.to_string());
+            .map(|e| e.id);
+        let constitution_commit = match (&self.constitution_memo, constitution_blob) {
+            // Unchanged since last time: the last change is the same commit (no walk back
+            // through an ever longer history).
+            (Some((blob, commit)), Some(now)) if *blob == now => commit.clone(),
+            _ => {
+                let c = lrepo
+                    .last_change(ltip, "AUDIT_RULES.md")
+                    .map_err(|e| self.err(e.to_string()))?
+                    .map_or_else(|| "unversioned".to_owned(), |c| c.to_string());
+                self.constitution_memo = constitution_blob.map(|b| (b, c.clone()));
+                c
+            }
+        };
         let constitution_bytes =
             lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
         let dcl_source = {
@@ -1321,6 +1363,9 @@ impl Minter {
             .cloned()
             .collect();
         for t in side {
+            if t.file == "AUDIT_RULES.md" {
+                self.constitution_memo = None;
+            }
             let current = match self.ledger().get(&t.file) {
                 Some(fixture::Content::File(b)) => String::from_utf8_lossy(b).into_owned(),
                 _ => String::new(),
@@ -1461,4 +1506,91 @@ fn set_pointer(v: &mut Value, ptr: &[String], value: Option<Value>) {
         }
         _ => {}
     }
+}
+
+/// Shape of a synthetic schema-2 ledger, for scale tests and benchmarks.
+#[derive(Debug, Clone)]
+pub struct Synthetic {
+    /// The science repository (every commit gets one audit cycle).
+    pub science: crate::fixture::synthetic::Options,
+    /// Every `blocked_every`-th cycle is BLOCKED by the deterministic layer, so the next
+    /// commit continues that cycle in round 2 (0: every cycle passes).
+    pub blocked_every: usize,
+}
+
+/// What [`synthetic`] built.
+#[derive(Debug, Clone)]
+pub struct SyntheticBuilt {
+    /// The science repository.
+    pub science: crate::fixture::synthetic::Generated,
+    /// Audit cycles minted.
+    pub cycles: usize,
+    /// Manifest entries bound across all receipts.
+    pub bound_entries: usize,
+}
+
+/// Builds a paired schema-2 ledger (`out/science`, `out/audit`) whose every receipt binds every
+/// file under the synthetic prefix (the product's `audit` verb): the case where a verifier
+/// that re-hashes each receipt's files pays cycles × files, and one that hashes distinct blobs
+/// pays the blobs.
+///
+/// # Errors
+/// Bad options or a write failure.
+pub fn synthetic(out: &Path, shape: &Synthetic) -> Result<SyntheticBuilt, Error> {
+    let science = crate::fixture::synthetic::generate(&out.join("science"), &shape.science)?;
+    let header = format!("dialect = \"schema2\"\nmode = \"paired\"\nscope = {:?}\n", shape.science.prefix);
+    let scenario: Scenario =
+        toml::from_str(&header).map_err(|e| Error { path: out.to_owned(), message: e.to_string() })?;
+    let mut m = Minter::assemble(
+        scenario,
+        Family::Schema2,
+        false,
+        true,
+        RepoBuilder::open(&out.join("science"), fixture::EPOCH)?,
+        Some(RepoBuilder::init(&out.join("audit"))?),
+        out,
+    );
+    // The science history exists already; the minter must not commit to it.
+    m.science_external = true;
+    let mut prev: Option<String> = None;
+    for c in &science.commits {
+        let label = format!("c{}", c.index);
+        m.labels.insert(label.clone(), c.id);
+        m.science_parent.insert(label.clone(), prev.replace(label));
+    }
+    m.bootstrap()?;
+    let mut bound = 0;
+    for c in &science.commits {
+        let blocked = shape.blocked_every > 0 && c.index % shape.blocked_every == shape.blocked_every - 1;
+        let artifact = c.changed.first().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+        let spec = CycleSpec {
+            science: format!("c{}", c.index),
+            dcl: if blocked {
+                vec![DclFinding {
+                    severity: "BLOCKER".into(),
+                    rule: "CA-DATA-001".into(),
+                    check: "units".into(),
+                    artifact,
+                    message: "a quantity has no unit".into(),
+                }]
+            } else {
+                Vec::new()
+            },
+            reply: Some(Reply {
+                verdict: if blocked { "BLOCKED" } else { "PASS" }.into(),
+                sections_applied: vec!["CA-DATA-001".into(), "CA-REPRO-001".into()],
+                findings: Vec::new(),
+                notes: None,
+            }),
+            invalid: None,
+            call_failed: false,
+            bound_exceeded: 0,
+            replay_provider: false,
+            precedence: None,
+            admit: false,
+        };
+        m.mint_cycle(c.index + 1, &spec)?;
+        bound += shape.science.files;
+    }
+    Ok(SyntheticBuilt { cycles: science.commits.len(), science, bound_entries: bound })
 }

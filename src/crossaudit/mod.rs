@@ -67,48 +67,35 @@ fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
     let hashes = BlobHashes::new();
     let science_shared = ledger.science.clone();
     let audit_shared = ledger.audit.clone();
-    // Phase A: the science side of every receipt, in parallel.
-    ctx.progress.start("reading cycles", ledger.cycles.len() as u64);
-    let prepared: Vec<Option<verify::Prepared>> = ledger
-        .cycles
-        .par_iter()
-        .map_init(
-            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local)),
-            |(audit, science), c| {
-                let p = verify::prepare(&ledger, science.as_ref(), audit, c);
-                ctx.progress.advance(1);
-                p
-            },
-        )
-        .collect();
-    ctx.progress.finish();
-    ctx.check()?;
-    // Phase B: every distinct blob once.
-    if let Some(s) = &science_shared {
-        hashes.hash_all(s, prepared.iter().flatten().flat_map(verify::Prepared::blobs), ctx)?;
-    }
-    // Phase C: per-cycle checks, in parallel.
+    // One pass, in parallel: each worker parses a receipt, re-derives its science side
+    // (hashing each distinct blob once across all workers) and drops the manifest.
+    let last_change = crate::git::LastChangeMemo::default();
     let vctx = verify::Ctx {
         ledger: &ledger,
         hashes: &hashes,
+        last_change: &last_change,
         expect_sha: opts.expect_sha.as_deref(),
         expect_repo: opts.expect_repo.as_deref(),
     };
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
-    let per: Vec<(Vec<CheckResult>, verify::CycleFacts)> = ledger
+    let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = ledger
         .cycles
         .par_iter()
-        .zip(prepared.par_iter())
         .map_init(
-            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local)),
-            |(audit, science), (c, p)| {
-                let r = verify::verify(&vctx, audit, science.as_ref(), c, p.as_ref());
+            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local), Vec::new()),
+            |(audit, science, buf), c| {
+                if ctx.check().is_err() {
+                    return None;
+                }
+                let r = verify::check_cycle(&vctx, audit, science.as_ref(), c, buf);
                 ctx.progress.advance(1);
-                r
+                Some(r)
             },
         )
         .collect();
     ctx.progress.finish();
+    let per: Vec<(Vec<CheckResult>, verify::CycleFacts)> =
+        per.into_iter().collect::<Option<_>>().ok_or(crate::progress::Interrupted)?;
     let mut results = Vec::new();
     let mut facts = Vec::new();
     for (r, f) in per {
@@ -117,7 +104,7 @@ fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
     }
     let (replayed, groups) = replay::controller(&ledger, &mut facts);
     results.extend(replayed);
-    replay::ledger_checks(&ledger, opts.expect_audit_head.as_deref(), &mut results);
+    replay::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
     Ok(Run { hash_stats: hashes.stats(), ledger, results, facts, groups })
 }
 
@@ -203,7 +190,7 @@ fn views(report: &mut Report, run: &Run, admissions: &[Admission]) {
     let mut bars = Vec::new();
     for (i, c) in run.ledger.cycles.iter().enumerate() {
         let f = &run.facts[i];
-        let r = c.receipt();
+        let r = f.receipt.as_ref();
         let verdict = f.verdict.clone().unwrap_or_else(|| "(no receipt)".into());
         let findings =
             f.model_findings.len() + c.dcl.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |d| d.findings.len());
@@ -273,7 +260,7 @@ fn stats(report: &mut Report, run: &Run) {
             *verdicts.entry(v.clone()).or_default() += 1;
         }
     }
-    let receipts = run.ledger.cycles.iter().filter(|c| c.receipt().is_some()).count();
+    let receipts = run.facts.iter().filter(|f| f.receipt.is_some()).count();
     report.stats.insert("cycles".into(), json!(run.ledger.cycles.len()));
     report.stats.insert("receipts".into(), json!(receipts));
     report.stats.insert("verdicts".into(), json!(verdicts));
@@ -294,13 +281,8 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         }
     }
     let run = run(opts, ctx)?;
-    let admissions: Vec<Admission> = run
-        .ledger
-        .cycles
-        .iter()
-        .enumerate()
-        .map(|(i, c)| replay::admission(&run.ledger, c, &run.facts[i], &run.groups[i]))
-        .collect();
+    let admissions: Vec<Admission> =
+        run.facts.iter().zip(&run.groups).map(|(f, g)| replay::admission(&run.ledger, f, g)).collect();
     let mut report = Report::new("ledger");
     inputs(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
@@ -313,9 +295,9 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         .ledger
         .cycles
         .iter()
-        .zip(&admissions)
-        .filter(|(c, _)| c.receipt().is_some())
-        .map(|(c, a)| (c.path.clone(), serde_json::to_value(a).expect("admission serialises")))
+        .zip(admissions.iter().zip(&run.facts))
+        .filter(|(_, (_, f))| f.receipt.is_some())
+        .map(|(c, (a, _))| (c.path.clone(), serde_json::to_value(a).expect("admission serialises")))
         .collect();
     report.section("admissions", Value::Object(adm));
     views(&mut report, &run, &admissions);
@@ -495,14 +477,14 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         // The latest receipt in ledger order that binds the expected commit.
         None => {
             let sha = opts.expect_sha.as_deref().unwrap_or_default();
-            run.ledger.cycles.iter().rposition(|c| c.receipt().and_then(|r| r.sha.as_deref()) == Some(sha)).ok_or_else(|| {
+            run.facts.iter().rposition(|f| f.receipt.as_ref().and_then(|r| r.sha.as_deref()) == Some(sha)).ok_or_else(|| {
                 Error::Usage(format!("no receipt in the ledger at {} (audit commit {head}) binds commit {sha}", opts.audit.display()))
             })?
         }
     };
     let rel = run.ledger.cycles[idx].file("receipt.json");
     let cycle = &run.ledger.cycles[idx];
-    let a = replay::admission(&run.ledger, cycle, &run.facts[idx], &run.groups[idx]);
+    let a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx]);
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, &run.ledger);
     report.input("receipt", rel.clone());
@@ -521,7 +503,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
             })
             .cloned(),
     );
-    if let Some(r) = cycle.receipt() {
+    if let Some(r) = &run.facts[idx].receipt {
         report.input("receiptFileSha256", r.file_sha256.hex());
         report.input("receiptCanonicalSha256", r.canonical_sha256.hex());
         report.input("receiptIdentity", r.identity().hex());

@@ -40,8 +40,6 @@ pub struct Isolation {
 pub struct Receipt {
     /// Family.
     pub family: Family,
-    /// The parsed document.
-    pub raw: Value,
     /// SHA-256 of the file bytes (v1 identity).
     pub file_sha256: Digest,
     /// SHA-256 of the canonical JSON (schema-2 identity).
@@ -110,6 +108,8 @@ pub struct Receipt {
     pub v4: bool,
     /// Structural problems, in reference order; each is a `receipt-malformed` failure.
     pub problems: Vec<String>,
+    /// Manifest keys that are not repository paths (never looked up in a tree).
+    pub bad_keys: std::collections::BTreeSet<String>,
 }
 
 /// A receipt that is not even a receipt.
@@ -180,19 +180,54 @@ fn is_hex(s: &str, len: usize) -> bool {
 #[must_use]
 pub fn path_problem(p: &str) -> Option<&'static str> {
     if p.is_empty() {
-        Some("empty path")
-    } else if p.starts_with('/') {
-        Some("absolute path")
-    } else if p.contains('\\') {
-        Some("backslash in path")
-    } else if p.split('/').any(|c| c == "..") {
+        return Some("empty path");
+    }
+    if p.starts_with('/') {
+        return Some("absolute path");
+    }
+    // One pass over the bytes: manifests run to tens of thousands of keys.
+    let (mut dot_dot, mut empty_or_dot, mut start) = (false, false, 0);
+    let bytes = p.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\\' => return Some("backslash in path"),
+            0..0x20 => return Some("control character in path"),
+            b'/' => {
+                let c = &bytes[start..i];
+                dot_dot |= c == b"..";
+                empty_or_dot |= c.is_empty() || c == b".";
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = &bytes[start..];
+    dot_dot |= last == b"..";
+    empty_or_dot |= last.is_empty() || last == b".";
+    if dot_dot {
         Some("`..` component escapes the repository")
-    } else if p.split('/').any(|c| c.is_empty() || c == ".") {
+    } else if empty_or_dot {
         Some("empty or `.` path component")
-    } else if p.bytes().any(|b| b < 0x20) {
-        Some("control character in path")
     } else {
         None
+    }
+}
+
+/// Moves the object at `path` out of `v`, leaving an empty object: `Some(Err(()))` when
+/// something other than an object is there, `None` when nothing is.
+fn take_object(v: &mut Value, path: &[&str]) -> Option<Result<BTreeMap<String, Value>, ()>> {
+    let (last, parents) = path.split_last()?;
+    let mut cur = v;
+    for p in parents {
+        cur = match cur {
+            Value::Object(m) => m.get_mut(*p)?,
+            _ => return None,
+        };
+    }
+    let Value::Object(m) = cur else { return None };
+    match m.get_mut(*last)? {
+        Value::Object(inner) => Some(Ok(std::mem::take(inner))),
+        _ => Some(Err(())),
     }
 }
 
@@ -203,7 +238,7 @@ impl Receipt {
     /// When the bytes are not a receipt of either family at all; structural problems of a
     /// recognisable receipt are collected in [`Receipt::problems`] instead.
     pub fn parse(bytes: &[u8]) -> Result<Receipt, ParseError> {
-        let raw = json::parse(bytes)?;
+        let mut raw = json::parse(bytes)?;
         let Value::Object(top) = &raw else { return Err(ParseError::NotAnObject) };
         let family = if let Some(s) = top.get("receipt_schema") {
             match s {
@@ -216,10 +251,21 @@ impl Receipt {
             return Err(ParseError::UnknownFamily);
         };
         let file_sha256 = Digest::of(bytes);
-        let canonical_sha256 = Digest::of(json::canonical(&raw).as_bytes());
+        let canonical_sha256 = {
+            use sha2::Digest as _;
+            let mut h = sha2::Sha256::new();
+            json::canonical_chunks(&raw, &mut |chunk| h.update(chunk.as_bytes()));
+            Digest(h.finalize().into())
+        };
+        // The manifest is moved out (its place left as an empty object, so presence checks
+        // still see it): copying ten thousand entries per receipt is the cost to avoid.
+        let manifest_path: &[&str] = match family {
+            Family::V1 => &["manifest"],
+            Family::Schema2 => &["inputs", "manifest"],
+        };
+        let taken = take_object(&mut raw, manifest_path);
         let mut r = Receipt {
             family,
-            raw: raw.clone(),
             file_sha256,
             canonical_sha256,
             science_repo: None,
@@ -254,11 +300,13 @@ impl Receipt {
             isolation: None,
             v4: false,
             problems: Vec::new(),
+            bad_keys: std::collections::BTreeSet::new(),
         };
         match family {
             Family::V1 => r.read_v1(&raw),
             Family::Schema2 => r.read_schema2(&raw),
         }
+        r.manifest_from(taken);
         r.check_values();
         Ok(r)
     }
@@ -294,23 +342,26 @@ impl Receipt {
         }
     }
 
-    fn manifest_at(&mut self, v: &Value, path: &[&str]) {
-        match v.pointer(path) {
-            Some(Value::Object(m)) => {
-                let mut out = BTreeMap::new();
-                for (k, val) in m {
-                    match val {
-                        Value::String(s) => {
-                            out.insert(k.clone(), s.clone());
+    fn manifest_from(&mut self, taken: Option<Result<BTreeMap<String, Value>, ()>>) {
+        match taken {
+            Some(Ok(m)) => {
+                // Built from a sorted iterator: the map is assembled in bulk.
+                let mut problems = Vec::new();
+                let out = m
+                    .into_iter()
+                    .filter_map(|(k, val)| match val {
+                        Value::String(s) => Some((k, s)),
+                        other => {
+                            problems
+                                .push(format!("manifest entry {k:?} is a {}, not a digest string", other.type_name()));
+                            None
                         }
-                        other => self
-                            .problems
-                            .push(format!("manifest entry {k:?} is a {}, not a digest string", other.type_name())),
-                    }
-                }
+                    })
+                    .collect();
+                self.problems.extend(problems);
                 self.manifest = Some(out);
             }
-            Some(_) => self.problems.push("manifest must be a mapping of path to digest".into()),
+            Some(Err(())) => self.problems.push("manifest must be a mapping of path to digest".into()),
             None => {}
         }
     }
@@ -325,7 +376,6 @@ impl Receipt {
         self.tree = self.string(v, &["tree"]);
         self.round = self.int(v, &["round"]);
         self.cycle_id = self.string(v, &["cycle_id"]);
-        self.manifest_at(v, &["manifest"]);
         self.constitution_commit = self.string(v, &["constitution_hash"]);
         self.dcl_source_sha256 = self.string(v, &["dcl_source_sha256"]);
         self.prompt_sha256 = self.string(v, &["prompt_sha256"]);
@@ -365,7 +415,6 @@ impl Receipt {
         self.active_sha = self.string(v, &["cycle", "active_sha"]);
         self.parent_receipt = self.string(v, &["cycle", "parent_receipt"]);
         self.round = self.int(v, &["cycle", "round"]);
-        self.manifest_at(v, &["inputs", "manifest"]);
         self.constitution_sha256 = self.string(v, &["inputs", "constitution_sha256"]);
         self.constitution_commit = self.string(v, &["inputs", "constitution_commit"]);
         if let Some(p) = self.string(v, &["inputs", "constitution_path"]) {
@@ -472,6 +521,7 @@ impl Receipt {
             for (k, v) in m {
                 if let Some(why) = path_problem(k) {
                     p.push(format!("manifest key {k:?}: {why}"));
+                    self.bad_keys.insert(k.clone());
                 }
                 if v != "ABSENT" && !is_hex(v, 64) {
                     p.push(format!("manifest entry {k:?} is neither a 64-hex SHA-256 nor ABSENT"));

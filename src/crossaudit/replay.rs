@@ -117,7 +117,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             {
                 seq.push(format!("root_sha {} differs from the cycle's first commit {}", short(r), short(&root)));
             }
-            if let Some(r) = cycle.receipt()
+            if let Some(r) = &f.receipt
                 && let (Some(a), Some(sha)) = (&r.active_sha, &r.sha)
                 && a != sha
             {
@@ -226,8 +226,8 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             if let Some(&next) = members.get(k + 1) {
                 info[i].superseded_by = Some(ledger.cycles[next].path.clone());
             }
-            let last_sha = members.last().and_then(|&j| facts_sha(ledger, j));
-            if last_sha.is_some() && last_sha != facts_sha(ledger, i) {
+            let last_sha = members.last().and_then(|&j| facts_sha(facts, j));
+            if last_sha.is_some() && last_sha != facts_sha(facts, i) {
                 info[i].moved_to = last_sha;
             }
             replay_precedence(cycle, &facts[i], &mut out);
@@ -287,8 +287,8 @@ fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [Group
     }
 }
 
-fn facts_sha(ledger: &Ledger, i: usize) -> Option<String> {
-    ledger.cycles[i].receipt().and_then(|r| r.sha.clone())
+fn facts_sha(facts: &[CycleFacts], i: usize) -> Option<String> {
+    facts[i].sha.clone()
 }
 
 fn replay_precedence(cycle: &Cycle, f: &CycleFacts, out: &mut Vec<CheckResult>) {
@@ -434,7 +434,7 @@ fn state_checks(
         };
         out.push(chain);
         let active = members.iter().rev().find(|&&i| !facts[i].inputs.lock).copied().unwrap_or(latest);
-        if let Some(sha) = facts_sha(ledger, active)
+        if let Some(sha) = facts_sha(facts, active)
             && str_of("active_sha") != sha
         {
             problems.push(format!(
@@ -457,9 +457,9 @@ fn state_checks(
 }
 
 /// The admission decision for the receipt of `cycle`.
-pub(crate) fn admission(ledger: &Ledger, cycle: &Cycle, f: &CycleFacts, g: &GroupInfo) -> Admission {
+pub(crate) fn admission(ledger: &Ledger, f: &CycleFacts, g: &GroupInfo) -> Admission {
     let mut a = Admission::default();
-    let Some(r) = cycle.receipt() else {
+    let Some(r) = &f.receipt else {
         a.reason = "absent: no readable receipt".into();
         a.shortfalls.push(a.reason.clone());
         return a;
@@ -529,7 +529,12 @@ pub(crate) fn admission(ledger: &Ledger, cycle: &Cycle, f: &CycleFacts, g: &Grou
 /// Ledger-wide checks: presence of cycles, layout, append-only history, the pinned head,
 /// disputes and what admission the ledger cannot show.
 #[allow(clippy::too_many_lines)]
-pub(crate) fn ledger_checks(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
+pub(crate) fn ledger_checks(
+    ledger: &Ledger,
+    facts: &[CycleFacts],
+    expect_head: Option<&str>,
+    out: &mut Vec<CheckResult>,
+) {
     let audit = ledger.audit.local();
     let head = short(&ledger.audit_head.to_string());
     out.push(if ledger.cycles.is_empty() {
@@ -635,10 +640,9 @@ pub(crate) fn ledger_checks(ledger: &Ledger, expect_head: Option<&str>, out: &mu
             "ledger",
             "the product keeps controller state outside the ledger (.crossaudit/state.json)",
         ));
-        let tiers: BTreeSet<&str> = ledger
-            .cycles
+        let tiers: BTreeSet<&str> = facts
             .iter()
-            .filter_map(Cycle::receipt)
+            .filter_map(|f| f.receipt.as_ref())
             .map(|r| if r.audit_repo.as_deref() == Some("local") { "local" } else { "paired" })
             .collect();
         let tier = tiers.into_iter().collect::<Vec<_>>().join(", ");

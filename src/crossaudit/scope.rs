@@ -138,20 +138,21 @@ pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> 
     let entries = repo.walk(tree, &Scope::new(&prefixes))?;
     let mut sel =
         Selection { rule: format!("product audit verb: every blob under scope {scope:?}"), ..Selection::default() };
+    // The walk is sorted by path, so the map is assembled in bulk. The audit verb binds the
+    // whole scope: nothing in it can be left unbound, and no increment directories are listed.
+    let mut files = Vec::with_capacity(entries.len());
     for e in entries {
         let path = e.path.to_str_lossy().into_owned();
         if p.v4 && !template_free(&path) {
             continue;
         }
         match e.kind {
-            k if k.is_file() => {
-                sel.increment_dirs.insert(parent_dir(&path).to_owned());
-                sel.keys.insert(path, Expect::File(e.id));
-            }
+            k if k.is_file() => files.push((path, Expect::File(e.id))),
             EntryKind::Symlink => sel.symlinks.push(path),
             _ => {}
         }
     }
+    sel.keys = files.into_iter().collect();
     add_task(repo, tree, p, &mut sel)?;
     Ok(sel)
 }
@@ -197,10 +198,11 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
         } else {
             match repo.entry(tree, dir.as_str().into())? {
                 Some(e) if e.kind == EntryKind::Tree => repo.tree_children(e.id)?,
-                _ => Vec::new(),
+                _ => crate::git::Children::default(),
             }
         };
-        for (name, kind, id) in listing {
+        for (name, kind, id) in listing.iter() {
+            let (kind, id) = (*kind, *id);
             let path = if dir.is_empty() {
                 name.to_str_lossy().into_owned()
             } else {

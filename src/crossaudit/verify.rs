@@ -39,12 +39,16 @@ pub(crate) struct CycleFacts {
     pub isolation_shortfall: Vec<String>,
     pub model_findings: Vec<(String, String)>,
     pub product: bool,
+    /// The parsed receipt without its manifest (which is dropped once compared).
+    pub receipt: Option<Receipt>,
 }
 
 /// Shared, read-only context for per-cycle verification.
 pub(crate) struct Ctx<'a> {
     pub ledger: &'a Ledger,
     pub hashes: &'a BlobHashes,
+    /// The Constitution's last change per audit commit, shared by all receipts.
+    pub last_change: &'a crate::git::LastChangeMemo,
     pub expect_sha: Option<&'a str>,
     pub expect_repo: Option<&'a str>,
 }
@@ -55,24 +59,9 @@ pub(crate) struct Prepared {
     pub tree: Option<ObjectId>,
     pub config: Option<Result<Config, String>>,
     pub selection: Option<Result<Selection, String>>,
-    /// Manifest key → entry at the commit (kind, blob), `None` when absent.
-    pub entries: BTreeMap<String, Option<(EntryKind, ObjectId)>>,
+    /// Entry at the commit (kind, blob) of each manifest key in key order; `None` when absent.
+    pub entries: Vec<Option<(EntryKind, ObjectId)>>,
     pub unbound: Vec<String>,
-}
-
-impl Prepared {
-    /// Blob ids this cycle needs hashed.
-    pub(crate) fn blobs(&self) -> Vec<ObjectId> {
-        let mut v: Vec<ObjectId> =
-            self.entries.values().flatten().filter(|(k, _)| k.is_file()).map(|(_, id)| *id).collect();
-        if let Some(Ok(sel)) = &self.selection {
-            v.extend(sel.keys.values().filter_map(|e| match e {
-                Expect::File(id) => Some(*id),
-                Expect::Absent { .. } => None,
-            }));
-        }
-        v
-    }
 }
 
 fn read_config(repo: &Repo, commit: ObjectId) -> Option<Result<Config, String>> {
@@ -87,10 +76,9 @@ fn read_config(repo: &Repo, commit: ObjectId) -> Option<Result<Config, String>> 
     }
 }
 
-/// Phase A: resolve the audited commit, read the configuration, derive the dialect's
-/// selection and look up every manifest key.
-pub(crate) fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cycle: &Cycle) -> Option<Prepared> {
-    let r = cycle.receipt()?;
+/// The science side of one receipt: resolve the audited commit, read the configuration,
+/// derive the dialect's selection and find every manifest key in the commit's tree.
+fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cycle: &Cycle, r: &Receipt) -> Option<Prepared> {
     let sha = r.sha.as_deref()?;
     let repo = science?;
     let commit = ObjectId::from_hex(sha.as_bytes()).map_err(|_| format!("{sha:?} is not a commit id")).and_then(|id| {
@@ -102,7 +90,7 @@ pub(crate) fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cyc
             tree: None,
             config: None,
             selection: None,
-            entries: BTreeMap::new(),
+            entries: Vec::new(),
             unbound: Vec::new(),
         });
     };
@@ -129,16 +117,10 @@ pub(crate) fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cyc
             None => None,
         },
     };
-    let mut entries = BTreeMap::new();
-    if let (Some(m), Some(t)) = (&r.manifest, tree) {
-        for key in m.keys() {
-            if super::receipt::path_problem(key).is_some() {
-                continue;
-            }
-            let e = repo.entry(t, key.as_str().into()).ok().flatten().map(|e| (e.kind, e.id));
-            entries.insert(key.clone(), e);
-        }
-    }
+    let entries = match (&r.manifest, tree) {
+        (Some(m), Some(t)) => lookup(repo, t, r, m, selection.as_ref().and_then(|s| s.as_ref().ok())),
+        _ => Vec::new(),
+    };
     let unbound = match (&selection, &r.manifest) {
         (Some(Ok(sel)), Some(m)) => {
             let bound: BTreeSet<String> = m.keys().cloned().collect();
@@ -149,18 +131,68 @@ pub(crate) fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cyc
     Some(Prepared { commit, tree, config, selection, entries, unbound })
 }
 
+/// Finds every manifest key in the tree. A selection that already listed the tree answers
+/// most keys; a few keys are looked up one by one; many keys trigger one walk of the tree.
+fn lookup(
+    repo: &Repo,
+    tree: ObjectId,
+    r: &Receipt,
+    manifest: &BTreeMap<String, String>,
+    sel: Option<&Selection>,
+) -> Vec<Option<(EntryKind, ObjectId)>> {
+    // One slot per manifest key, in key order. Both maps are sorted, so the selection is
+    // merged in rather than searched key by key.
+    let mut out = vec![None; manifest.len()];
+    let mut rest = Vec::new();
+    let mut selected = sel.map(|s| s.keys.iter().peekable());
+    for (i, key) in manifest.keys().enumerate() {
+        if r.bad_keys.contains(key) {
+            continue;
+        }
+        let mut hit = None;
+        if let Some(it) = selected.as_mut() {
+            while it.peek().is_some_and(|(k, _)| k.as_str() < key.as_str()) {
+                it.next();
+            }
+            if let Some((k, Expect::File(id))) = it.peek()
+                && *k == key
+            {
+                hit = Some((EntryKind::File, *id));
+            }
+        }
+        match hit {
+            Some(h) => out[i] = Some(h),
+            None => rest.push((i, key)),
+        }
+    }
+    if rest.len() > 64 {
+        let listed: BTreeMap<String, (EntryKind, ObjectId)> = repo
+            .walk(tree, &crate::git::Scope::all())
+            .map(|v| v.into_iter().map(|e| (crate::git::display_path(e.path.as_ref()), (e.kind, e.id))).collect())
+            .unwrap_or_default();
+        for (i, key) in rest {
+            out[i] = listed.get(key).copied();
+        }
+    } else {
+        for (i, key) in rest {
+            out[i] = repo.entry(tree, key.as_bytes().into()).ok().flatten().map(|e| (e.kind, e.id));
+        }
+    }
+    out
+}
+
 fn res(c: &Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {
     CheckResult::new(c, o, subject, msg)
 }
 
-/// Phase C: every per-cycle check.
+/// Every per-cycle check. The receipt is parsed here and its manifest dropped on return.
 #[allow(clippy::too_many_lines)]
-pub(crate) fn verify(
+pub(crate) fn check_cycle(
     ctx: &Ctx<'_>,
     audit: &Repo,
     science: Option<&Repo>,
     cycle: &Cycle,
-    prep: Option<&Prepared>,
+    buf: &mut Vec<u8>,
 ) -> (Vec<CheckResult>, CycleFacts) {
     let ledger = ctx.ledger;
     let subject = cycle.path.as_str();
@@ -196,10 +228,16 @@ pub(crate) fn verify(
     }
 
     // Parsing.
+    let parsed = cycle.receipt_blob.map(|id| {
+        let file = cycle.file("receipt.json");
+        match audit.record(id, &file) {
+            Ok(bytes) => Receipt::parse(&bytes)
+                .map_err(|e| (matches!(e, super::receipt::ParseError::Json(_)), format!("{file}: {e}"))),
+            Err(e) => Err((false, e.to_string())),
+        }
+    });
     let mut parse_failures = Vec::new();
-    if let Some(Err(e)) = &cycle.receipt
-        && cycle.receipt_error_is_json
-    {
+    if let Some(Err((true, e))) = &parsed {
         parse_failures.push(e.clone());
     }
     if let Some(Err(e)) = &cycle.dcl {
@@ -216,16 +254,17 @@ pub(crate) fn verify(
         }
     }
 
-    let receipt = match &cycle.receipt {
+    let mut receipt = match parsed {
         Some(Ok(r)) => r,
-        Some(Err(e)) => {
-            if !cycle.receipt_error_is_json {
-                out.push(at(res(&RECEIPT_SHAPE, Outcome::Failed, subject, e.clone()), "receipt.json"));
+        Some(Err((json, e))) => {
+            if !json {
+                out.push(at(res(&RECEIPT_SHAPE, Outcome::Failed, subject, e), "receipt.json"));
             }
             return (out, facts);
         }
         None => return (out, facts),
     };
+    let receipt = &mut receipt;
     if receipt.family != ledger.family {
         out.push(at(
             res(
@@ -270,8 +309,10 @@ pub(crate) fn verify(
     }
 
     // Science side: subject and manifest.
+    let prepared = prepare(ledger, science, audit, cycle, receipt);
+    let prep = prepared.as_ref();
     let config = prep.and_then(|p| p.config.clone());
-    science_checks(ctx, receipt, prep, science, subject, &mut out, &mut binding_failed);
+    science_checks(ctx, receipt, prep, science, buf, subject, &mut out, &mut binding_failed);
 
     // Report binding and agreement.
     match (&cycle.report, &receipt.report_sha256) {
@@ -425,6 +466,8 @@ pub(crate) fn verify(
 
     facts.bound = binding_failed.is_empty();
     facts.binding_failures = binding_failed;
+    receipt.manifest = None;
+    facts.receipt = Some(receipt.clone());
     (out, facts)
 }
 
@@ -460,11 +503,13 @@ fn cycle_dir_problems(r: &Receipt, cycle: &Cycle) -> Vec<String> {
     p
 }
 
+#[allow(clippy::too_many_arguments)]
 fn science_checks(
     ctx: &Ctx<'_>,
     r: &Receipt,
     prep: Option<&Prepared>,
     science: Option<&Repo>,
+    buf: &mut Vec<u8>,
     subject: &str,
     out: &mut Vec<CheckResult>,
     failed: &mut Vec<String>,
@@ -547,11 +592,11 @@ fn science_checks(
     // A702: every bound entry.
     let mut mismatches = 0;
     let mut unknown = 0;
-    for (key, want) in manifest {
-        if super::receipt::path_problem(key).is_some() {
+    for (i, (key, want)) in manifest.iter().enumerate() {
+        if r.bad_keys.contains(key) {
             continue;
         }
-        let entry = prep.entries.get(key).copied().flatten();
+        let entry = prep.entries.get(i).copied().flatten();
         let loc = |res: CheckResult| res.at(Some("science"), Some(key), Some(&commit.to_string()));
         let sub = format!("{subject} {key}");
         if want == "ABSENT" {
@@ -588,8 +633,8 @@ fn science_checks(
                     format!("bound by digest but it is a {} (not hashed)", k.as_str()),
                 )));
             }
-            Some((_, id)) => match ctx.hashes.get(id) {
-                Some(Ok(d)) if d.hex() == *want => {}
+            Some((_, id)) => match science.map(|s| ctx.hashes.get_or_hash(s, id, buf)) {
+                Some(Ok(d)) if Digest::from_hex(want) == Some(d) && !want.bytes().any(|b| b.is_ascii_uppercase()) => {}
                 Some(Ok(d)) => {
                     mismatches += 1;
                     failed.push(format!("manifest mismatch for {key}"));
@@ -711,8 +756,9 @@ fn dcl_source_digest(audit: &Repo, commit: ObjectId) -> Result<Digest, String> {
         let mut files: Vec<_> = audit
             .tree_children(e.id)
             .map_err(|e| e.to_string())?
-            .into_iter()
+            .iter()
             .filter(|(n, k, _)| k.is_file() && n.ends_with(b".py"))
+            .cloned()
             .collect();
         // Python sorts the pathlib glob by path string.
         files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -770,7 +816,7 @@ fn constitution_checks(
         }
     };
     let last = if history_ok {
-        audit.last_change(verified_at, path).map_err(|e| e.to_string())
+        audit.last_change_memo(verified_at, path, ctx.last_change).map_err(|e| e.to_string())
     } else {
         Err(ctx.ledger.history.as_ref().err().cloned().unwrap_or_default())
     };

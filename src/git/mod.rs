@@ -7,8 +7,9 @@
 
 mod tree;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -151,7 +152,18 @@ pub struct Repo {
     inner: gix::Repository,
     path: PathBuf,
     shallow: Option<Vec<ObjectId>>,
+    trees: Option<TreeCache>,
 }
+
+/// Memo of [`Repo::last_change_memo`]: (commit, path) → the commit that last changed the path.
+pub type LastChangeMemo = Mutex<HashMap<(ObjectId, String), Option<ObjectId>>>;
+
+/// The entries of one tree: name, kind, id, in git order.
+pub type Children = Arc<Vec<(BString, EntryKind, ObjectId)>>;
+
+/// Decoded trees by id, shared by every handle of a run that reads many commits of one
+/// history (a ledger's receipts): unchanged subtrees are decoded once, not once per commit.
+type TreeCache = Arc<Mutex<HashMap<ObjectId, Children>>>;
 
 /// A handle that can be shared with worker threads.
 #[derive(Clone)]
@@ -159,16 +171,26 @@ pub struct SharedRepo {
     inner: gix::ThreadSafeRepository,
     path: PathBuf,
     shallow: Option<Vec<ObjectId>>,
+    trees: Option<TreeCache>,
 }
 
 impl SharedRepo {
+    /// The same repository with a tree cache shared by all its handles. Memory grows with the
+    /// number of distinct trees read, so only runs over many commits (ledgers) want it; a
+    /// single manifest does not.
+    #[must_use]
+    pub fn with_tree_cache(mut self) -> Self {
+        self.trees = Some(Arc::default());
+        self
+    }
+
     /// A handle for the current thread, with the object cache off (one-pass hashing is decode
     /// bound and a cache only costs; crates.md §4c).
     #[must_use]
     pub fn local(&self) -> Repo {
         let mut inner = self.inner.to_thread_local();
         inner.object_cache_size(0);
-        Repo { inner, path: self.path.clone(), shallow: self.shallow.clone() }
+        Repo { inner, path: self.path.clone(), shallow: self.shallow.clone(), trees: self.trees.clone() }
     }
 }
 
@@ -195,7 +217,7 @@ impl Repo {
                 return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") });
             }
         };
-        Ok(Repo { inner, path: path.to_owned(), shallow })
+        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None })
     }
 
     /// The path this handle was opened from.
@@ -207,7 +229,12 @@ impl Repo {
     /// A thread-safe handle for worker threads.
     #[must_use]
     pub fn shared(&self) -> SharedRepo {
-        SharedRepo { inner: self.inner.clone().into_sync(), path: self.path.clone(), shallow: self.shallow.clone() }
+        SharedRepo {
+            inner: self.inner.clone().into_sync(),
+            path: self.path.clone(),
+            shallow: self.shallow.clone(),
+            trees: self.trees.clone(),
+        }
     }
 
     /// The grafted boundary commits when this is a shallow clone.
@@ -376,9 +403,19 @@ impl Repo {
     ///
     /// # Errors
     /// Missing or corrupt tree.
-    pub fn tree_children(&self, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>> {
+    pub fn tree_children(&self, id: ObjectId) -> Result<Children> {
+        if let Some(cache) = &self.trees
+            && let Some(hit) = cache.lock().expect("tree cache lock is never poisoned").get(&id)
+        {
+            return Ok(hit.clone());
+        }
         let data = self.object(id, gix::object::Kind::Tree, "tree")?;
-        decode_tree(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))
+        let children: Children =
+            Arc::new(decode_tree(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))?);
+        if let Some(cache) = &self.trees {
+            cache.lock().expect("tree cache lock is never poisoned").insert(id, children.clone());
+        }
+        Ok(children)
     }
 
     /// The entry at `path` (`/`-separated) below `tree`, if any.
@@ -389,7 +426,9 @@ impl Repo {
         let mut current = tree;
         let mut parts = path.split_str("/").filter(|p| !p.is_empty()).peekable();
         while let Some(part) = parts.next() {
-            let found = self.tree_children(current)?.into_iter().find(|(name, _, _)| name.as_slice() == part);
+            let children = self.tree_children(current)?;
+            let found =
+                children.iter().find(|(name, _, _)| name.as_slice() == part).map(|(n, k, i)| (n.clone(), *k, *i));
             match found {
                 None => return Ok(None),
                 Some((_, kind, id)) if parts.peek().is_none() => {
@@ -486,14 +525,34 @@ impl Repo {
     /// # Errors
     /// Missing objects on the way.
     pub fn last_change(&self, tip: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        self.last_change_memo(tip, path, &LastChangeMemo::default())
+    }
+
+    /// [`last_change`](Self::last_change) with answers remembered in `memo` across calls, so
+    /// that many receipts of one long history each cost a lookup instead of a walk: every
+    /// commit on the simplified line shares the answer of the commit the walk stops at.
+    ///
+    /// # Errors
+    /// Missing objects on the way.
+    pub fn last_change_memo(&self, tip: ObjectId, path: &str, memo: &LastChangeMemo) -> Result<Option<ObjectId>> {
+        let key = |c: ObjectId| (c, path.to_owned());
+        let lookup = |c: ObjectId| memo.lock().expect("memo lock is never poisoned").get(&key(c)).copied();
+        if let Some(hit) = lookup(tip) {
+            return Ok(hit);
+        }
         let at = |tree: ObjectId| -> Result<Option<(EntryKind, ObjectId)>> {
             Ok(self.entry(tree, path.into())?.map(|e| (e.kind, e.id)))
         };
+        let mut visited = Vec::new();
         let mut current = self.commit(tip)?;
         let here = at(current.tree)?;
-        loop {
+        let answer = loop {
+            if let Some(hit) = lookup(current.id) {
+                break hit;
+            }
+            visited.push(current.id);
             if current.parents.is_empty() || self.is_grafted(current.id) {
-                return Ok(here.is_some().then_some(current.id));
+                break here.is_some().then_some(current.id);
             }
             let mut same = None;
             for p in &current.parents {
@@ -505,9 +564,14 @@ impl Repo {
             }
             match same {
                 Some(pc) => current = pc,
-                None => return Ok(Some(current.id)),
+                None => break Some(current.id),
             }
+        };
+        let mut m = memo.lock().expect("memo lock is never poisoned");
+        for c in visited {
+            m.insert(key(c), answer);
         }
+        Ok(answer)
     }
 
     /// Every entry below `tree` inside `scope`, recursively, sorted by path bytes.

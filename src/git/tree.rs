@@ -192,7 +192,8 @@ pub(super) fn walk(repo: &Repo, tree: ObjectId, scope: &Scope, out: &mut Vec<Tre
         if depth > MAX_TREE_DEPTH {
             return Err(too_deep(repo, id));
         }
-        for (name, kind, child) in repo.tree_children(id)? {
+        for (name, kind, child) in repo.tree_children(id)?.iter() {
+            let (kind, child) = (*kind, *child);
             let path = join(&base, name.as_bstr());
             if kind == EntryKind::Tree {
                 if scope.may_contain(path.as_bstr()) {
@@ -217,7 +218,7 @@ fn too_deep(repo: &Repo, id: ObjectId) -> super::Error {
 pub(super) fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
     let list = |t: Option<ObjectId>| -> Result<Vec<(BString, EntryKind, ObjectId)>> {
         let mut v = match t {
-            Some(t) => repo.tree_children(t)?,
+            Some(t) => repo.tree_children(t)?.as_ref().clone(),
             None => Vec::new(),
         };
         // git orders a tree `d` as `d/`; a plain name order pairs `d` (file) with `d` (tree).

@@ -185,11 +185,15 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Value, Error> {
         self.enter(depth)?;
         self.pos += 1;
-        let mut map = BTreeMap::new();
+        // Keys usually arrive sorted (every receipt writer sorts them): while they do, a
+        // comparison with the previous key proves there is no duplicate and the map is built in
+        // bulk at the end. The first out-of-order key switches to a map with per-key checks.
+        let mut sorted: Vec<(String, Value)> = Vec::new();
+        let mut map: Option<BTreeMap<String, Value>> = None;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::Object(map));
+            return Ok(Value::Object(BTreeMap::new()));
         }
         loop {
             self.skip_ws();
@@ -202,13 +206,18 @@ impl Parser<'_> {
             self.expect(b':')?;
             self.skip_ws();
             let value = self.value(depth)?;
-            match map.entry(key) {
-                Entry::Occupied(e) => {
-                    self.pos = key_pos;
-                    return Err(self.error(ErrorKind::DuplicateKey(e.key().clone())));
-                }
-                Entry::Vacant(e) => {
-                    e.insert(value);
+            if map.is_none() && sorted.last().is_none_or(|(last, _)| *last < key) {
+                sorted.push((key, value));
+            } else {
+                let m = map.get_or_insert_with(|| std::mem::take(&mut sorted).into_iter().collect());
+                match m.entry(key) {
+                    Entry::Occupied(e) => {
+                        self.pos = key_pos;
+                        return Err(self.error(ErrorKind::DuplicateKey(e.key().clone())));
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(value);
+                    }
                 }
             }
             self.skip_ws();
@@ -216,7 +225,7 @@ impl Parser<'_> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Value::Object(map));
+                    return Ok(Value::Object(map.unwrap_or_else(|| sorted.into_iter().collect())));
                 }
                 _ => return Err(self.unexpected()),
             }

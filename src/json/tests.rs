@@ -109,6 +109,13 @@ proptest! {
     }
 
     #[test]
+    fn chunked_canonical_is_canonical(v in arb_value()) {
+        let mut joined = String::new();
+        canonical_chunks(&v, &mut |c| joined.push_str(c));
+        prop_assert_eq!(joined, canonical(&v));
+    }
+
+    #[test]
     fn parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let _ = parse(&bytes);
     }

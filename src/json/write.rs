@@ -7,7 +7,7 @@ use super::{Number, Value};
 #[must_use]
 pub fn canonical(value: &Value) -> String {
     let mut out = String::new();
-    write_compact(value, &mut out);
+    canonical_chunks(value, &mut |chunk| out.push_str(chunk));
     out
 }
 
@@ -46,7 +46,19 @@ pub fn to_serde(value: &Value) -> serde_json::Value {
     }
 }
 
-fn write_compact(value: &Value, out: &mut String) {
+/// [`canonical`] handed to `sink` in chunks of about 64 KiB instead of one string: hashing a
+/// megabyte receipt does not need a megabyte copy of it.
+pub fn canonical_chunks(value: &Value, sink: &mut dyn FnMut(&str)) {
+    let mut buf = String::with_capacity(CHUNK + 1024);
+    compact_chunked(value, &mut buf, sink);
+    if !buf.is_empty() {
+        sink(&buf);
+    }
+}
+
+const CHUNK: usize = 1 << 16;
+
+fn compact_chunked(value: &Value, out: &mut String, sink: &mut dyn FnMut(&str)) {
     match value {
         Value::Array(items) => {
             out.push('[');
@@ -54,7 +66,7 @@ fn write_compact(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_compact(item, out);
+                compact_chunked(item, out, sink);
             }
             out.push(']');
         }
@@ -66,7 +78,11 @@ fn write_compact(value: &Value, out: &mut String) {
                 }
                 write_string(k, false, out);
                 out.push(':');
-                write_compact(v, out);
+                compact_chunked(v, out, sink);
+                if out.len() >= CHUNK {
+                    sink(out);
+                    out.clear();
+                }
             }
             out.push('}');
         }
@@ -176,6 +192,12 @@ pub(crate) fn python_float_repr(f: f64) -> String {
 
 fn write_string(s: &str, ascii: bool, out: &mut String) {
     out.push('"');
+    // Most strings (paths, digests) need no escape at all.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && !(ascii && b > 0x7e)) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

@@ -11,7 +11,8 @@ mod checks;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use gix::bstr::{BString, ByteSlice};
 use rayon::prelude::*;
@@ -82,23 +83,53 @@ pub struct HashStats {
     pub cache_hits: u64,
 }
 
-/// SHA-256 of blobs by id, computed at most once per run.
-#[derive(Default)]
+/// SHA-256 of blobs by id, computed at most once per run: in bulk ([`BlobHashes::hash_all`])
+/// or on demand from many threads at once ([`BlobHashes::get_or_hash`]), where the first
+/// thread to ask hashes a blob and the others wait for its answer.
 pub struct BlobHashes {
-    inner: Mutex<Inner>,
+    /// Sharded by the first byte of the id: workers that look up different blobs rarely wait
+    /// for one another (ledgers look up tens of millions of manifest entries).
+    shards: Vec<Mutex<HashMap<ObjectId, Cell>>>,
+    hashed: AtomicU64,
+    bytes: AtomicU64,
+    hits: AtomicU64,
 }
 
-#[derive(Default)]
-struct Inner {
-    digests: HashMap<ObjectId, Result<Digest, String>>,
-    stats: HashStats,
+impl Default for BlobHashes {
+    fn default() -> Self {
+        BlobHashes {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            hashed: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        }
+    }
 }
+
+const SHARDS: usize = 64;
+
+type Cell = Arc<OnceLock<Result<Digest, String>>>;
 
 impl BlobHashes {
     /// An empty cache.
     #[must_use]
     pub fn new() -> Self {
         BlobHashes::default()
+    }
+
+    fn shard(&self, id: ObjectId) -> std::sync::MutexGuard<'_, HashMap<ObjectId, Cell>> {
+        self.shards[usize::from(id.as_bytes()[0]) % SHARDS]
+            .lock()
+            .expect("hash cache lock is never poisoned: nothing panics while holding it")
+    }
+
+    fn cell(&self, id: ObjectId) -> Cell {
+        self.shard(id).entry(id).or_default().clone()
+    }
+
+    fn record(&self, n: u64) {
+        self.hashed.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Hashes every blob in `ids` that is not cached yet, in parallel. Unreadable blobs are
@@ -113,10 +144,10 @@ impl BlobHashes {
         ctx: Ctx<'_>,
     ) -> Result<(), Interrupted> {
         let todo: Vec<ObjectId> = {
-            let inner =
-                self.inner.lock().expect("hash cache lock is never poisoned: workers do not panic while holding it");
             let mut seen = std::collections::HashSet::new();
-            ids.into_iter().filter(|id| !inner.digests.contains_key(id) && seen.insert(*id)).collect()
+            ids.into_iter()
+                .filter(|id| self.shard(*id).get(id).is_none_or(|c| c.get().is_none()) && seen.insert(*id))
+                .collect()
         };
         // Blobs are read in the order given (tree order for a manifest), which follows the
         // order git writes packs in; sorting by id would scatter the reads over the pack.
@@ -124,46 +155,61 @@ impl BlobHashes {
             return Ok(());
         }
         ctx.progress.start("hashing blobs", todo.len() as u64);
-        let results: Vec<(ObjectId, Result<Digest, String>, u64)> = todo
-            .par_iter()
+        todo.par_iter()
             .map_init(
                 || (repo.local(), Vec::new()),
                 |(r, buf), id| {
                     if ctx.check().is_err() {
                         return None;
                     }
-                    let out = match r.blob_into(*id, buf) {
-                        Ok(data) => {
-                            let n = data.len() as u64;
-                            ctx.progress.bytes(n);
-                            (*id, Ok(Digest::of(data)), n)
-                        }
-                        Err(e) => (*id, Err(e.to_string()), 0),
-                    };
+                    // An unreadable blob is remembered in its cell; the manifest reports it.
+                    let _ = self.hash_into_cell(r, *id, buf, ctx);
                     ctx.progress.advance(1);
-                    Some(out)
+                    Some(())
                 },
             )
-            .collect::<Option<Vec<_>>>()
+            .collect::<Option<Vec<()>>>()
             .ok_or(Interrupted)?;
         ctx.progress.finish();
-        let mut inner = self.inner.lock().expect("hash cache lock is never poisoned");
-        for (id, digest, n) in results {
-            inner.stats.blobs_hashed += 1;
-            inner.stats.bytes_hashed += n;
-            inner.digests.insert(id, digest);
-        }
         Ok(())
     }
 
+    fn hash_into_cell(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<Digest, String> {
+        self.cell(id)
+            .get_or_init(|| match repo.blob_into(id, buf) {
+                Ok(data) => {
+                    let n = data.len() as u64;
+                    ctx.progress.bytes(n);
+                    let d = Digest::of(data);
+                    self.record(n);
+                    Ok(d)
+                }
+                Err(e) => Err(e.to_string()),
+            })
+            .clone()
+    }
+
+    /// The digest of `id`, hashing it with `repo` unless some thread already did (or is doing
+    /// so: then this one waits for that answer). `buf` is reused between calls.
+    ///
+    /// # Errors
+    /// Why the blob could not be read.
+    pub fn get_or_hash(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>) -> Result<Digest, String> {
+        let cell = self.cell(id);
+        if let Some(v) = cell.get() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return v.clone();
+        }
+        self.hash_into_cell(repo, id, buf, Ctx::silent())
+    }
+
     /// The digest of a blob hashed earlier, or why it could not be read. `None` when the blob
-    /// was never requested.
+    /// was never hashed.
     #[must_use]
     pub fn get(&self, id: ObjectId) -> Option<Result<Digest, String>> {
-        let mut inner = self.inner.lock().expect("hash cache lock is never poisoned");
-        let hit = inner.digests.get(&id).cloned();
+        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned());
         if hit.is_some() {
-            inner.stats.cache_hits += 1;
+            self.hits.fetch_add(1, Ordering::Relaxed);
         }
         hit
     }
@@ -171,7 +217,11 @@ impl BlobHashes {
     /// Counters so far.
     #[must_use]
     pub fn stats(&self) -> HashStats {
-        self.inner.lock().expect("hash cache lock is never poisoned").stats
+        HashStats {
+            blobs_hashed: self.hashed.load(Ordering::Relaxed),
+            bytes_hashed: self.bytes.load(Ordering::Relaxed),
+            cache_hits: self.hits.load(Ordering::Relaxed),
+        }
     }
 }
 

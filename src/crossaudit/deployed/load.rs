@@ -274,8 +274,8 @@ impl Source<'_> {
                 };
                 Ok(repo
                     .tree_children(id)?
-                    .into_iter()
-                    .filter_map(|(name, kind, _)| String::from_utf8(name.into()).ok().map(|n| (n, kind)))
+                    .iter()
+                    .filter_map(|(name, kind, _)| String::from_utf8(name.to_vec()).ok().map(|n| (n, *kind)))
                     .collect())
             }
         }
