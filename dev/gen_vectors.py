@@ -34,7 +34,7 @@ vector("schema2-genuine", "The demo ledger (schema 2, paired, product 4.x) verif
        s2("demo"), 0, [(c, "passed") for c in PASSED_ALL] + [("CV-A707", "inapplicable"), ("CV-A708", "cantTell"), ("CV-A803", "cantTell")],
        absent=[(c, "failed") for c in PASSED_ALL])
 vector("v1-genuine", "A genuine v1 ledger with a published controller state and one admission verifies.",
-       ["ledger", "--audit", "{fixture:v1-genuine/audit}", "--science", "{fixture:v1-genuine/science}", "--expect-audit-head", "HEAD~1"], 0,
+       ["ledger", "--audit", "{fixture:v1-genuine/audit}", "--science", "{fixture:v1-genuine/science}", "--expect-audit-head", "edfebbe36e2be12e60f5f0c5185eac2ab8d52197"], 0,
        [(c, "passed") for c in PASSED_ALL if c not in ("CV-A103", "CV-A704")] + [("CV-A707", "passed"), ("CV-A802", "passed"), ("CV-A803", "passed"), ("CV-A202", "passed"), ("CV-A103", "inapplicable")],
        absent=[(c, "failed") for c in PASSED_ALL if c != "CV-A704"])
 
@@ -237,6 +237,8 @@ vector("v1-exhausted", "Exhaustion escalates and the lock forces ESCALATE on the
        ["ledger", "--audit", "{fixture:v1-exhausted/audit}", "--science", "{fixture:v1-exhausted/science}"], 0, [("CV-A502", "passed"), ("CV-A501", "passed"), ("CV-A304", "passed")])
 v1t("pass-after-exhaustion", "The forced ESCALATE after exhaustion rewritten to PASS.", EXHAUST + tamper(2, "receipt.json", "set", pointer="/verdict", value="PASS") + tamper(2, "report.md", "replace", **{"from": "**ESCALATE**", "to": "**PASS**"}),
     [("CV-A502", "failed"), ("CV-A304", "failed")])
+vector("v1-head-abbreviated", "--expect-audit-head must be a full commit id: a branch name or abbreviation would pin nothing (exit 2).",
+       ["ledger", "--audit", "{fixture:v1-genuine/audit}", "--science", "{fixture:v1-genuine/science}", "--expect-audit-head", "edfebbe"], 2, [])
 vector("v1-head-rewritten", "A pinned audit head that is not in the repository: history was rewritten (or it is the wrong repository).",
        ["ledger", "--audit", "{fixture:v1-genuine/audit}", "--science", "{fixture:v1-genuine/science}", "--expect-audit-head", "1" * 40], 1, [("CV-A202", "failed")])
 
@@ -254,6 +256,20 @@ vector("receipt-v1-expect-sha", "--expect-sha names another commit: the subject 
 vector("receipt-v1-expect-repo", "--expect-repo names another repository.", v1r(V1_PASS, "--expect-repo", "lab/other"), 1, [("CV-A701", "failed")])
 vector("receipt-schema2-unobservable", "A genuine product PASS receipt: verified, but single use cannot be established from the published ledger, so --admit is inconclusive.",
        ["receipt", "cycles/946b514c0d72-r2/receipt.json", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}", "--admit"], 3, [("CV-A801", "cantTell"), ("CV-A702", "passed")])
+S2_PASS = ["receipt", "cycles/946b514c0d72-r2/receipt.json", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}", "--admit"]
+vector("receipt-schema2-consumed-none", "The gate's own record (--consumed) lists nothing: single use is decided, and the genuine PASS receipt admits.",
+       S2_PASS + ["--consumed", "{vectors:consumed/none.txt}"], 0, [("CV-A801", "passed")])
+vector("receipt-schema2-consumed-replay", "The gate's record already lists this receipt's identity (a 16-digit prefix): a replay never admits.",
+       S2_PASS + ["--consumed", "{vectors:consumed/demo-r2.txt}"], 1, [("CV-A801", "failed")])
+vector("receipt-consumed-malformed", "A --consumed line that is not a receipt identity: could not run (exit 2), never a guess.",
+       S2_PASS + ["--consumed", "{vectors:consumed/malformed.txt}"], 2, [])
+vector("receipt-absent-admit", "No receipt binds the commit (the audit has not run): --admit denies (exit 1) with a report, so CI keeps its outputs.",
+       ["receipt", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}", "--expect-sha", "0" * 40, "--admit"], 1,
+       [("CV-A801", "failed", "0" * 40)])
+vector("receipt-expect-sha-abbreviated", "--expect-sha must be a full commit id: an abbreviation is a usage error (exit 2).",
+       ["receipt", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}", "--expect-sha", "946b514c0d72", "--admit"], 2, [])
+vector("ledger-paired-without-science", "Paired receipts without --science: could not run (exit 2), instead of reporting every audited commit as missing.",
+       ["ledger", "--audit", "{fixture:demo/audit}"], 2, [])
 vector("receipt-not-in-ledger", "A receipt path that is not a cycle's receipt.json: could not run (exit 2).",
        ["receipt", "cycles/nope/receipt.json", "--science", "{fixture:demo/science}", "--audit", "{fixture:demo/audit}"], 2, [])
 
@@ -262,6 +278,13 @@ vector("v1-shallow", "A shallow audit clone: I2, the Constitution commit and the
        ["ledger", "--audit", "{fixture:v1-shallow/audit}", "--science", "{fixture:v1-shallow/science}"], 3,
        [("CV-A201", "cantTell"), ("CV-A706", "cantTell"), ("CV-A503", "cantTell"), ("CV-A702", "passed")],
        absent=[("CV-A503", "failed"), ("CV-A502", "failed"), ("CV-A712", "failed")])
+scenario("s2-shallow", "The schema-2 audit repository is a shallow clone: the report commits it lacks are unknown, not forged.", 'base = "demo"\nshallow_ledger = 1')
+vector("s2-shallow", "A shallow schema-2 audit clone: the append-only history and the controller replay are cantTell (exit 3), never failed (tests/shallow.rs covers objects missing from a real `git clone --depth 1`).",
+       s2("s2-shallow"), 3, [("CV-A201", "cantTell"), ("CV-A702", "passed")],
+       absent=[("CV-A710", "failed"), ("CV-A503", "failed"), ("CV-A712", "failed")])
+s2t("round-one-unreadable", "Round 1's receipt is not JSON: it fails CV-A001, and round 2's sequence and parent chain cannot be judged (the gap may be round 1), so they are cantTell, not failed.",
+    tamper(1, "receipt.json", "replace", **{"from": '"verdict": "BLOCKED"', "to": '"verdict": BLOCKED'}),
+    [("CV-A001", "failed"), ("CV-A712", "cantTell"), ("CV-A503", "cantTell")])
 vector("receipt-latest-for-sha", "Without a path, the latest receipt binding --expect-sha is verified (here round 2 of the first increment).",
        ["receipt", "--science", "{fixture:v1-genuine/science}", "--audit", "{fixture:v1-genuine/audit}", "--expect-sha", V1_PASS, "--admit"], 0,
        [("CV-A801", "passed", f"cycles/{V1_PASS}")])

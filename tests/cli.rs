@@ -166,6 +166,8 @@ fn outputs_write_each_format_and_match_stdout() {
         out.stdout
     };
     let (json, table) = (stdout("json"), stdout("table"));
+    // --output never creates directories (a missing one is a usage error, pinned below).
+    std::fs::create_dir_all(s.path().join("out/deeper")).expect("mkdir");
     let out = s
         .run(&[&base[..], &["--quiet", "--output", "json=out/r.json", "--output", "table=out/deeper/r.txt"]].concat())
         .output()

@@ -183,6 +183,7 @@ fn manifest_in_every_format() {
 #[test]
 fn csv_output_writes_companions_beside_the_primary_file() {
     let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(tmp.path().join("out")).expect("mkdir");
     let out = support::crossverify()
         .args(["checks", "--format", "json", "--output"])
         .arg(format!("csv={}", tmp.path().join("out/checks.csv").display()))

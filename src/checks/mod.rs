@@ -90,10 +90,11 @@ pub fn find(code: &str) -> Option<&'static Check> {
     all().into_iter().find(|c| c.code.eq_ignore_ascii_case(code))
 }
 
-/// Address of a code's doc page in the repository, used as SARIF `helpUri`.
+/// Address of a code's doc page at this version's tag (SARIF `helpUri`, report links): a report
+/// keeps pointing at the text its checks were built with.
 #[must_use]
 pub fn doc_uri(code: &str) -> String {
-    format!("{}/blob/main/docs/checks/{code}.md", env!("CARGO_PKG_REPOSITORY"))
+    format!("{}/blob/v{}/docs/checks/{code}.md", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"))
 }
 
 /// The doc page of a check, as committed under `docs/checks/<CODE>.md`.
@@ -112,8 +113,34 @@ pub fn doc_page(c: &Check) -> String {
         what = c.what.trim(),
         why = c.why.trim(),
         example = c.example.trim(),
-        spec = c.spec.trim(),
+        spec = spec_text(c.spec.trim()),
     )
+}
+
+/// The spec line with its shorthand sources spelled out as links a reader can follow.
+fn spec_text(spec: &str) -> String {
+    let mut sources = Vec::new();
+    if spec.contains("formats note") {
+        sources.push("formats note: [specs/notes/crossaudit-formats.md](../../specs/notes/crossaudit-formats.md)");
+    }
+    if spec.contains("real-ledger note") {
+        sources.push(
+            "real-ledger note: [specs/notes/crossaudit-real-ledgers.md](../../specs/notes/crossaudit-real-ledgers.md)",
+        );
+    }
+    if spec.contains("paper") {
+        sources.push("paper: *CrossAudit: A Git-Native, Cross-Vendor Audit Loop for Agentic Science*");
+    }
+    if sources.is_empty() {
+        spec.to_owned()
+    } else {
+        format!(
+            "{spec}
+
+Sources — {}.",
+            sources.join("; ")
+        )
+    }
 }
 
 #[cfg(test)]

@@ -369,11 +369,13 @@ check!(PARENT_CHAIN, "CV-A712", "parent-receipt-chain-broken", Error, Some("I7")
 
 check!(ADMISSION, "CV-A801", "receipt-not-admissible", Error, Some("I8"),
     "With --admit: the receipt is valid, current and matching, so the protected action may proceed",
-    what: "Replays admission: every binding check passed; verdict PASS (DCL_ONLY never admits); integrity OK \
-           (NON_EVIDENTIAL_PROVIDER never admits); the configured isolation minimum is met; the receipt is the latest of \
-           its cycle and the cycle has not moved to another commit (freshness); it has not been consumed (single use, \
-           from the v1 controller state; the product keeps that state outside the ledger, so there it is `cantTell`); \
-           and a product receipt was minted by an admissible install mode. Only evaluated by `crossverify receipt --admit`.",
+    what: "Replays admission: a receipt binds the commit at all (absent denies); every binding check passed; verdict \
+           PASS (DCL_ONLY never admits); integrity OK (NON_EVIDENTIAL_PROVIDER never admits); the configured isolation \
+           minimum is met; the receipt is the latest of its cycle and the cycle has not moved to another commit \
+           (freshness); it has not been consumed (single use: from the v1 controller state, or from the gate's own \
+           record given with `--consumed FILE`; the product keeps its state outside the ledger, so without that record \
+           a schema-2 receipt is `cantTell`); and a product receipt was minted by an admissible install mode. Only \
+           evaluated by `crossverify receipt --admit`.",
     why: "I8: no audit, no admission — absent, stale, conflicting, unbound or model-audit-less receipts deny by default.",
     example: "CV-A801 failed cycles/53895ccfd946-r2/receipt.json: not admissible: audit integrity is NON_EVIDENTIAL_PROVIDER",
     spec: "[specs/crossaudit.md#cv-a801](../../specs/crossaudit.md#cv-a801); paper §3.2 I8; formats note §10");

@@ -45,6 +45,9 @@ pub struct Options {
     pub expect_sha: Option<String>,
     /// Expected science repository name (receipt gate).
     pub expect_repo: Option<String>,
+    /// Receipt identities (lower-case hex, at least 16 digits: a prefix matches) the caller's
+    /// own store has already admitted: the single-use evidence the product keeps unpublished.
+    pub consumed: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Options {
@@ -59,6 +62,7 @@ impl Options {
             expect_audit_head: None,
             expect_sha: None,
             expect_repo: None,
+            consumed: None,
         }
     }
 }
@@ -278,7 +282,23 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
             (Some(Repo::open(p)?.shared().with_tree_cache()), same)
         }
-        None if family == Family::Schema2 => (Some(audit.shared().with_tree_cache()), true),
+        None if family == Family::Schema2 => {
+            // Local mode keeps the ledger inside the science repository; a paired receipt names
+            // a separate one, and verifying it against the ledger repository would report every
+            // audited commit as missing, i.e. as forged.
+            let paired = cycles.iter().filter_map(|c| c.receipt_blob).take(16).find_map(|id| {
+                let r = audit.record(id, "receipt.json").ok().and_then(|b| super::receipt::Receipt::parse(&b).ok())?;
+                r.audit_repo.filter(|a| a != "local")
+            });
+            if let Some(repo) = paired {
+                return Err(Error::Usage(format!(
+                    "the receipts in {} are paired (ledger.audit_repo = {repo:?}): the science repository is a \
+                     separate one; give it with --science PATH",
+                    opts.audit.display()
+                )));
+            }
+            (Some(audit.shared().with_tree_cache()), true)
+        }
         None => (None, false),
     };
     Ok(Ledger {

@@ -61,7 +61,20 @@ struct Run {
     hash_stats: crate::manifest::HashStats,
 }
 
+/// A pinned commit must be a full id: an abbreviation or a branch name would make the pin
+/// mean whatever the repository says today.
+fn full_commit_id(flag: &str, value: Option<&str>) -> Result<(), Error> {
+    match value {
+        Some(v) if !(matches!(v.len(), 40 | 64) && v.bytes().all(|b| b.is_ascii_hexdigit())) => Err(Error::Usage(
+            format!("{flag} {v:?} is not a full commit id: give all 40 hex digits (e.g. from `git rev-parse`)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
+    full_commit_id("--expect-audit-head", opts.expect_audit_head.as_deref())?;
+    full_commit_id("--expect-sha", opts.expect_sha.as_deref())?;
     let ledger = load::load(opts)?;
     ctx.check()?;
     let hashes = BlobHashes::new();
@@ -105,7 +118,40 @@ fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
     let (replayed, groups) = replay::controller(&ledger, &mut facts);
     results.extend(replayed);
     replay::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
+    locate(&ledger, &mut results);
     Ok(Run { hash_stats: hashes.stats(), ledger, results, facts, groups })
+}
+
+/// Gives every result about a cycle that names no file the ledger file it judged, read at the
+/// audit head, so SARIF viewers and code scanning can point at it.
+fn locate(ledger: &load::Ledger, results: &mut [CheckResult]) {
+    let cycles: std::collections::HashMap<&str, &load::Cycle> =
+        ledger.cycles.iter().map(|c| (c.path.as_str(), c)).collect();
+    let head = ledger.audit_head.to_string();
+    for r in results.iter_mut().filter(|r| r.location.is_none()) {
+        let mut words = r.subject.split(' ');
+        let Some(cycle) = words.next().and_then(|p| cycles.get(p)) else { continue };
+        let named = words.next().filter(|f| cycle.files.contains_key(*f));
+        let by_code = match r.code.as_str() {
+            c if c == checks::REPORT_BINDING.code
+                || c == checks::REPORT_AGREES.code
+                || c == checks::CONSTITUTION_CITED.code
+                || c == checks::REPORT_COMMIT_BINDING.code =>
+            {
+                "report.md"
+            }
+            c if c == checks::DCL_DOMINATES.code || c == checks::DCL_CONSISTENT.code => "checks.json",
+            _ => "receipt.json",
+        };
+        let file = named.or(Some(by_code).filter(|f| cycle.files.contains_key(*f)));
+        if let Some(file) = file {
+            r.location = Some(crate::report::Location {
+                repository: Some("audit".into()),
+                path: Some(format!("{}/{file}", cycle.path)),
+                commit: Some(head.clone()),
+            });
+        }
+    }
 }
 
 fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
@@ -177,6 +223,17 @@ pub fn conformance(results: &[CheckResult]) -> Table {
     }
 }
 
+/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>".
+fn admission_cell(a: &Admission) -> String {
+    if a.ready {
+        "ready".to_owned()
+    } else if let Some(s) = a.shortfalls.first() {
+        format!("no: {s}")
+    } else {
+        format!("unknown: {}", a.unobservable.first().map_or("", String::as_str))
+    }
+}
+
 fn views(report: &mut Report, run: &Run, admissions: &[Admission]) {
     report.views.push(View::Table(conformance(&report.results)));
     let mut failed_by_cycle: BTreeMap<&str, usize> = BTreeMap::new();
@@ -196,23 +253,20 @@ fn views(report: &mut Report, run: &Run, admissions: &[Admission]) {
             f.model_findings.len() + c.dcl.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |d| d.findings.len());
         rows.push(vec![
             json!(c.name),
-            r.and_then(|r| r.sha.as_deref()).map_or(Value::Null, |s| json!(verify::short(s))),
+            r.and_then(|r| r.sha.as_deref()).map_or(Value::Null, |s| json!(s)),
             f.round.map_or(Value::Null, |n| json!(n)),
             json!(verdict),
             f.integrity.as_deref().map_or(Value::Null, |s| json!(s)),
             json!(f.inputs.dcl_failures),
             json!(f.model_findings.len()),
             json!(failed_by_cycle.get(c.path.as_str()).copied().unwrap_or(0)),
-            json!(if admissions[i].ready {
-                "ready".to_owned()
-            } else {
-                admissions[i].shortfalls.first().or(admissions[i].unobservable.first()).cloned().unwrap_or_default()
-            }),
-            c.added_in.map_or(Value::Null, |a| json!(verify::short(&a.0.to_string()))),
+            json!(admission_cell(&admissions[i])),
+            c.added_in.map_or(Value::Null, |a| json!(a.0.to_string())),
         ]);
-        timeline.push(Point { label: c.name.clone(), value: Some(1.0), category: Some(verdict) });
         #[allow(clippy::cast_precision_loss)]
-        bars.push(Point { label: c.name.clone(), value: r.map(|_| findings as f64), category: None });
+        let count = r.map(|_| findings as f64);
+        timeline.push(Point { label: c.name.clone(), value: count, category: Some(verdict) });
+        bars.push(Point { label: c.name.clone(), value: count, category: None });
     }
     report.views.push(View::Table(Table {
         id: "cycles".into(),
@@ -239,7 +293,7 @@ fn views(report: &mut Report, run: &Run, admissions: &[Admission]) {
         id: "timeline".into(),
         title: "Cycles by verdict".into(),
         chart: ChartKind::Timeline,
-        y_label: "verdict".into(),
+        y_label: "findings".into(),
         points: timeline,
         note: None,
     }));
@@ -281,8 +335,12 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         }
     }
     let run = run(opts, ctx)?;
-    let admissions: Vec<Admission> =
-        run.facts.iter().zip(&run.groups).map(|(f, g)| replay::admission(&run.ledger, f, g)).collect();
+    let admissions: Vec<Admission> = run
+        .facts
+        .iter()
+        .zip(&run.groups)
+        .map(|(f, g)| replay::admission(&run.ledger, f, g, opts.consumed.as_ref()))
+        .collect();
     let mut report = Report::new("ledger");
     inputs(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
@@ -477,14 +535,26 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         // The latest receipt in ledger order that binds the expected commit.
         None => {
             let sha = opts.expect_sha.as_deref().unwrap_or_default();
-            run.facts.iter().rposition(|f| f.receipt.as_ref().and_then(|r| r.sha.as_deref()) == Some(sha)).ok_or_else(|| {
-                Error::Usage(format!("no receipt in the ledger at {} (audit commit {head}) binds commit {sha}", opts.audit.display()))
-            })?
+            match run.facts.iter().rposition(|f| f.receipt.as_ref().and_then(|r| r.sha.as_deref()) == Some(sha)) {
+                Some(i) => i,
+                None => {
+                    let why = format!(
+                        "absent: no receipt in the ledger at {} (audit commit {head}) binds commit {sha}",
+                        opts.audit.display()
+                    );
+                    // The gate's commonest denial (the audit has not run yet) is a verdict, with
+                    // every requested report written; without --admit there is nothing to verify.
+                    if !admit {
+                        return Err(Error::Usage(why));
+                    }
+                    return Ok(absent_receipt(opts, &run.ledger, sha, why));
+                }
+            }
         }
     };
     let rel = run.ledger.cycles[idx].file("receipt.json");
     let cycle = &run.ledger.cycles[idx];
-    let a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx]);
+    let a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx], opts.consumed.as_ref());
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, &run.ledger);
     report.input("receipt", rel.clone());
@@ -541,6 +611,25 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         csv: false,
     }));
     Ok(report)
+}
+
+/// The `receipt --admit` report when no receipt binds the expected commit (I8 deny class
+/// "absent").
+fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String) -> Report {
+    let a = Admission {
+        ready: false,
+        reason: format!("not admissible: {why}"),
+        shortfalls: vec![why.clone()],
+        ..Admission::default()
+    };
+    let mut report = Report::new("receipt");
+    inputs(&mut report, opts, ledger);
+    report.input("admit", true);
+    report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
+    report.finish();
+    report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    report.views.push(View::Table(conformance(&report.results)));
+    report
 }
 
 /// The receipt's path relative to the ledger repository's root.

@@ -87,6 +87,22 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         }
         let first = members[0];
         let root = facts[first].root_sha.clone().or_else(|| facts[first].sha.clone()).unwrap_or_default();
+        // A round whose receipt cannot be read is missing from the group, so its neighbours'
+        // sequence and chain cannot be judged: the gap may be that round. Directory names
+        // start with the commit's first 12 digits in every dialect.
+        let blind: Option<String> = {
+            let shas: BTreeSet<String> = std::iter::once(root.clone())
+                .chain(members.iter().filter_map(|&i| facts[i].sha.clone()))
+                .filter(|s| s.len() >= 12)
+                .map(|s| s[..12].to_owned())
+                .collect();
+            ledger
+                .cycles
+                .iter()
+                .zip(facts.iter())
+                .find(|(c, f)| f.receipt.is_none() && c.name.get(..12).is_some_and(|p| shas.contains(p)))
+                .map(|(c, _)| c.path.clone())
+        };
         let mut status = "OPEN";
         let mut prev_round: Option<i64> = None;
         let mut prev_identity: Option<Digest> = None;
@@ -123,11 +139,26 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             {
                 seq.push(format!("active_sha {} is not the audited commit {}", short(a), short(sha)));
             }
-            out.push(if seq.is_empty() {
-                res(&ROUND_SEQUENCE, Outcome::Passed, s, format!("round {round} of cycle {id}"))
-            } else {
-                res(&ROUND_SEQUENCE, Outcome::Failed, s, seq.join("; "))
-            });
+            let unjudgeable = |msg: String| match &blind {
+                Some(b) => (
+                    Outcome::CantTell,
+                    format!("{msg}, but the receipt at {b} cannot be read and may be the missing round"),
+                ),
+                None => (Outcome::Failed, msg),
+            };
+            out.push(
+                if seq.is_empty() {
+                    res(&ROUND_SEQUENCE, Outcome::Passed, s, format!("round {round} of cycle {id}"))
+                } else if seq.len() == 1 && round != expected_round {
+                    let (o, m) = unjudgeable(seq.join("; "));
+                    res(&ROUND_SEQUENCE, o, s, m)
+                } else {
+                    res(&ROUND_SEQUENCE, Outcome::Failed, s, seq.join("; "))
+                }
+                .with("round", round)
+                .with("expectedRound", expected_round)
+                .with("cycleId", id.as_str()),
+            );
             out.push(if round > max {
                 res(&ROUND_BOUND, Outcome::Failed, s, format!("round {round} exceeds max_rounds {max}"))
                     .with("maxRounds", max)
@@ -180,39 +211,46 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             if f.product {
                 let want = prev_identity.map(|d| d.hex()).unwrap_or_default();
                 let got = f.parent_receipt.clone().unwrap_or_default();
-                out.push(if got == want {
-                    res(
-                        &PARENT_CHAIN,
-                        Outcome::Passed,
-                        s,
-                        if want.is_empty() {
-                            "first round: empty parent_receipt".to_owned()
-                        } else {
-                            format!("parent_receipt is the previous round's receipt {}", short(&want))
-                        },
-                    )
-                } else if want.is_empty() {
-                    res(
-                        &PARENT_CHAIN,
-                        Outcome::Failed,
-                        s,
-                        format!(
+                out.push(
+                    if got == want {
+                        res(
+                            &PARENT_CHAIN,
+                            Outcome::Passed,
+                            s,
+                            if want.is_empty() {
+                                "first round: empty parent_receipt".to_owned()
+                            } else {
+                                format!("parent_receipt is the previous round's receipt {}", short(&want))
+                            },
+                        )
+                    } else if want.is_empty() {
+                        let (o, m) = unjudgeable(format!(
                             "parent_receipt {} names a receipt, but no earlier round of this cycle is in the ledger",
                             short(&got)
-                        ),
-                    )
-                } else {
-                    res(
-                        &PARENT_CHAIN,
-                        Outcome::Failed,
-                        s,
-                        format!(
-                            "parent_receipt {} is not the digest of the previous round's receipt ({})",
+                        ));
+                        res(&PARENT_CHAIN, o, s, m)
+                    } else if blind.is_some() {
+                        let (o, m) = unjudgeable(format!(
+                            "parent_receipt {} is not the digest of the previous readable round's receipt ({})",
                             short(&got),
                             short(&want)
-                        ),
-                    )
-                });
+                        ));
+                        res(&PARENT_CHAIN, o, s, m)
+                    } else {
+                        res(
+                            &PARENT_CHAIN,
+                            Outcome::Failed,
+                            s,
+                            format!(
+                                "parent_receipt {} is not the digest of the previous round's receipt ({})",
+                                short(&got),
+                                short(&want)
+                            ),
+                        )
+                    }
+                    .with("parentReceipt", got.as_str())
+                    .with("previousReceipt", want.as_str()),
+                );
             }
             status = match verdict.as_str() {
                 "PASS" => "PASSED",
@@ -457,7 +495,12 @@ fn state_checks(
 }
 
 /// The admission decision for the receipt of `cycle`.
-pub(crate) fn admission(ledger: &Ledger, f: &CycleFacts, g: &GroupInfo) -> Admission {
+pub(crate) fn admission(
+    ledger: &Ledger,
+    f: &CycleFacts,
+    g: &GroupInfo,
+    consumed: Option<&BTreeSet<String>>,
+) -> Admission {
     let mut a = Admission::default();
     let Some(r) = &f.receipt else {
         a.reason = "absent: no readable receipt".into();
@@ -495,7 +538,9 @@ pub(crate) fn admission(ledger: &Ledger, f: &CycleFacts, g: &GroupInfo) -> Admis
     if let Some(moved) = &g.moved_to {
         a.shortfalls.push(format!("stale: the cycle's active commit is now {}", short(moved)));
     }
-    if g.consumed {
+    let identity = r.identity().hex();
+    let caller_consumed = consumed.map(|set| set.iter().any(|c| identity.starts_with(c.as_str())));
+    if g.consumed || caller_consumed == Some(true) {
         a.shortfalls.push("receipt already consumed (replay)".into());
     }
     if g.unknown_order {
@@ -510,9 +555,14 @@ pub(crate) fn admission(ledger: &Ledger, f: &CycleFacts, g: &GroupInfo) -> Admis
                 "install mode '{mode}' may verify but never admit: its code can change under the digest it reports"
             ));
         }
-        a.unobservable
-            .push("single use: the product keeps its controller state in .crossaudit/, which is not published".into());
-    } else if ledger.state.is_none() {
+        if caller_consumed.is_none() {
+            a.unobservable.push(
+                "single use: the product keeps its controller state in .crossaudit/, which is not published \
+                 (give the gate's own record with --consumed FILE)"
+                    .into(),
+            );
+        }
+    } else if ledger.state.is_none() && caller_consumed.is_none() {
         a.unobservable.push("single use: no controller/state.json is published at the audit revision".into());
     }
     a.ready = a.shortfalls.is_empty() && a.unobservable.is_empty();
@@ -606,31 +656,43 @@ pub(crate) fn ledger_checks(
     }
     match expect_head {
         None => out.push(res(&AUDIT_HEAD_PINNED, Outcome::Inapplicable, "audit head", "no --expect-audit-head given")),
-        Some(pin) => match audit.resolve(pin) {
-            Ok(id) => match audit.is_ancestor(id, ledger.audit_head) {
-                Ok(true) => out.push(res(
-                    &AUDIT_HEAD_PINNED,
-                    Outcome::Passed,
-                    "audit head",
-                    format!("pinned {} is an ancestor of {head}", short(&id.to_string())),
-                )),
-                Ok(false) => out.push(res(
-                    &AUDIT_HEAD_PINNED,
-                    Outcome::Failed,
-                    "audit head",
-                    format!("pinned {} is not an ancestor of {head} (history rewritten)", short(&id.to_string())),
-                )),
-                Err(e) => out.push(res(&AUDIT_HEAD_PINNED, Outcome::CantTell, "audit head", e.to_string())),
-            },
-            Err(_) => out.push(res(
-                &AUDIT_HEAD_PINNED,
-                Outcome::Failed,
-                "audit head",
-                format!(
-                    "pinned head {pin} is not in the audit repository (history rewritten, or the wrong repository)"
-                ),
-            )),
-        },
+        Some(pin) => {
+            let ev = |r: CheckResult| r.with("pinned", pin).with("auditHead", ledger.audit_head.to_string());
+            out.push(ev(match audit.resolve(pin) {
+                Ok(id) => match audit.is_ancestor(id, ledger.audit_head) {
+                    Ok(true) => res(
+                        &AUDIT_HEAD_PINNED,
+                        Outcome::Passed,
+                        "audit head",
+                        format!("pinned {} is an ancestor of {head}", short(&id.to_string())),
+                    ),
+                    Ok(false) => res(
+                        &AUDIT_HEAD_PINNED,
+                        Outcome::Failed,
+                        "audit head",
+                        format!("pinned {} is not an ancestor of {head} (history rewritten)", short(&id.to_string())),
+                    ),
+                    Err(e) => res(&AUDIT_HEAD_PINNED, Outcome::CantTell, "audit head", e.to_string()),
+                },
+                Err(_) => match audit.shallow_hint() {
+                    Some(hint) => res(
+                        &AUDIT_HEAD_PINNED,
+                        Outcome::CantTell,
+                        "audit head",
+                        format!("pinned head {} is not in the audit repository, but {hint}", short(pin)),
+                    ),
+                    None => res(
+                        &AUDIT_HEAD_PINNED,
+                        Outcome::Failed,
+                        "audit head",
+                        format!(
+                            "pinned head {} is not in the audit repository (history rewritten, or the wrong repository)",
+                            short(pin)
+                        ),
+                    ),
+                },
+            }));
+        }
     }
     disputes(ledger, out);
     if ledger.family == Family::Schema2 {

@@ -250,7 +250,17 @@ pub(crate) fn check_cycle(
         out.push(res(&RECORD_PARSES, Outcome::Passed, subject, "records parse strictly"));
     } else {
         for f in &parse_failures {
-            out.push(res(&RECORD_PARSES, Outcome::Failed, subject, f.clone()));
+            // Failures read "<ledger path>: <reason>"; the file is the location, the reason
+            // (with line and column for JSON) the evidence.
+            let mut r = res(&RECORD_PARSES, Outcome::Failed, subject, f.clone());
+            if let Some((file, why)) = f.split_once(": ").filter(|(file, _)| file.starts_with(&cycle.path)) {
+                r = r.with("file", file).with("error", why).at(
+                    Some("audit"),
+                    Some(file),
+                    Some(&ctx.ledger.audit_head.to_string()),
+                );
+            }
+            out.push(r);
         }
     }
 
@@ -552,8 +562,16 @@ fn science_checks(
     let commit = match &prep.commit {
         Ok(c) => *c,
         Err(e) => {
-            failed.push(e.clone());
-            out.push(res(&SUBJECT_BINDING, Outcome::Failed, subject, e.clone()));
+            // A commit missing from a shallow clone may exist upstream: unknown, not forged.
+            match science.and_then(Repo::shallow_hint).filter(|_| e.contains("is not in the science repository")) {
+                Some(hint) => {
+                    out.push(res(&SUBJECT_BINDING, Outcome::CantTell, subject, format!("{e}, but {hint}")));
+                }
+                None => {
+                    failed.push(e.clone());
+                    out.push(res(&SUBJECT_BINDING, Outcome::Failed, subject, e.clone()));
+                }
+            }
             for p in subject_problems {
                 out.push(res(&SUBJECT_BINDING, Outcome::Failed, subject, p));
             }
@@ -922,7 +940,15 @@ fn report_commit_check(
                 return;
             };
             if !audit.has(id) {
-                fail("report commit named by the receipt is not in the audit repo".into());
+                match audit.shallow_hint() {
+                    Some(hint) => out.push(res(
+                        &REPORT_COMMIT_BINDING,
+                        Outcome::CantTell,
+                        subject,
+                        format!("report commit {} is not in the audit repository, but {hint}", short(rc)),
+                    )),
+                    None => fail("report commit named by the receipt is not in the audit repo".into()),
+                }
                 return;
             }
             match audit.is_ancestor(id, ctx.ledger.audit_head) {

@@ -243,6 +243,15 @@ impl Repo {
         self.shallow.as_deref()
     }
 
+    /// On a shallow clone, the sentence that says so and how to fix it: an object missing from
+    /// a shallow clone may exist upstream, so its absence proves nothing.
+    #[must_use]
+    pub fn shallow_hint(&self) -> Option<String> {
+        self.shallow
+            .as_ref()
+            .map(|_| format!("{} is a shallow clone: run `git fetch --unshallow` in it", self.path.display()))
+    }
+
     /// Fails with [`Error::Shallow`] on a shallow clone.
     ///
     /// # Errors

@@ -4,6 +4,8 @@
 //! marked tables and (when a table was primary) the results are companions, written beside an
 //! `--output csv=PATH` file. Conventions, so every file loads the same way:
 //! - UTF-8, comma-separated, `\n` line ends, one header row, quoting only where needed;
+//! - headers are snake_case (`DCL failures` → `dcl_failures`), so they are column names in R
+//!   and pandas as they stand;
 //! - `null` ("not measured") is an empty cell, which R and pandas read as missing, never 0;
 //! - numbers are written as the exact JSON number token; nested values as compact JSON;
 //! - a text cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`
@@ -60,7 +62,7 @@ fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
 
 fn table(t: &Table) -> Vec<u8> {
     let mut w = writer();
-    w.write_record(t.columns.iter().map(|c| text_cell(c))).expect("writing to memory cannot fail");
+    w.write_record(t.columns.iter().map(|c| snake(c))).expect("writing to memory cannot fail");
     for row in &t.rows {
         w.write_record(row.iter().map(value_cell)).expect("writing to memory cannot fail");
     }
@@ -102,4 +104,20 @@ fn value_cell(v: &Value) -> String {
 
 fn text_cell(s: &str) -> String {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_owned() }
+}
+
+/// `receipt added in` → `receipt_added_in`; `I1–I8` → `i1_i8`.
+fn snake(header: &str) -> String {
+    let mut out = String::with_capacity(header.len());
+    for c in header.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() { "column".to_owned() } else { out }
 }

@@ -220,7 +220,11 @@ fn cell_html(v: &Value) -> String {
     match v {
         Value::Null => NOT_MEASURED.to_owned(),
         Value::String(s) if word_class(s).is_some() => format!("<span class=\"badge\">{}</span>", esc(s)),
-        other => esc(&scalar(other)),
+        other => {
+            let (shown, full) = (super::table::cell(other), scalar(other));
+            // A shortened commit id keeps every digit in its tooltip, for copying.
+            if shown == full { esc(&shown) } else { format!("<code title=\"{}\">{}</code>", esc(&full), esc(&shown)) }
+        }
     }
 }
 
@@ -560,23 +564,63 @@ pub(crate) fn markdown(md: &str) -> String {
     out
 }
 
-/// Inline Markdown: `code` and **bold**; everything else escaped.
+/// Inline Markdown: `code`, **bold** and [links](target); everything else escaped.
 fn inline(s: &str) -> String {
     let mut out = String::new();
     for (i, part) in s.split('`').enumerate() {
         if i % 2 == 1 {
             let _ = write!(out, "<code>{}</code>", esc(part));
         } else {
-            for (j, p) in part.split("**").enumerate() {
-                if j % 2 == 1 {
-                    let _ = write!(out, "<strong>{}</strong>", esc(p));
-                } else {
-                    out.push_str(&esc(p));
-                }
+            let mut rest = part;
+            while let Some((before, text, target, after)) = next_link(rest) {
+                out.push_str(&bold(before));
+                let _ = write!(out, "<a href=\"{}\">{}</a>", esc(&link_target(target)), bold(text));
+                rest = after;
             }
+            out.push_str(&bold(rest));
         }
     }
     out
+}
+
+fn bold(s: &str) -> String {
+    let mut out = String::new();
+    for (j, p) in s.split("**").enumerate() {
+        if j % 2 == 1 {
+            let _ = write!(out, "<strong>{}</strong>", esc(p));
+        } else {
+            out.push_str(&esc(p));
+        }
+    }
+    out
+}
+
+/// The first `[text](target)` in `s`: (before, text, target, after).
+fn next_link(s: &str) -> Option<(&str, &str, &str, &str)> {
+    let open = s.find('[')?;
+    let close = open + s[open..].find("](")?;
+    let end = close + 2 + s[close + 2..].find(')')?;
+    let text = &s[open + 1..close];
+    (!text.contains('[')).then_some((&s[..open], text, &s[close + 2..end], &s[end + 1..]))
+}
+
+/// Doc pages link each other relative to `docs/checks/`; a report file lives elsewhere, so
+/// relative targets become addresses in the repository at this version's tag.
+fn link_target(target: &str) -> String {
+    if target.starts_with("https://") || target.starts_with("http://") || target.starts_with('#') {
+        return target.to_owned();
+    }
+    let mut parts: Vec<&str> = vec!["docs", "checks"];
+    for seg in target.split('/') {
+        match seg {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            s => parts.push(s),
+        }
+    }
+    format!("{}/blob/v{}/{}", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"), parts.join("/"))
 }
 
 #[cfg(test)]
@@ -585,5 +629,18 @@ mod tests {
     fn doc_markdown_subset() {
         let html = super::markdown("# T `x`\n\nA **b** <c>.\n\n```text\n<1>\n```\n\n<!-- gen -->\n");
         assert_eq!(html, "<h3>T <code>x</code></h3>\n<p>A <strong>b</strong> &lt;c&gt;.</p>\n<pre>&lt;1&gt;</pre>\n");
+    }
+
+    #[test]
+    fn doc_links_point_into_the_repository_at_this_version() {
+        let html = super::inline("see [specs §1](../../specs/crossaudit.md#cv-a001) and [x](https://e.org/a)");
+        let base = format!("{}/blob/v{}", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            html,
+            format!(
+                "see <a href=\"{base}/specs/crossaudit.md#cv-a001\">specs §1</a> and <a href=\"https://e.org/a\">x</a>"
+            )
+        );
+        assert_eq!(super::inline("[not a link"), "[not a link");
     }
 }

@@ -152,8 +152,16 @@ fn verdict(out: &mut String, report: &Report) {
     if s.total > 0 {
         let _ = writeln!(
             out,
-            "**{}** results: **{}** passed · **{}** failed ({} error, {} warning) · **{}** cantTell · {} inapplicable · {} untested\n",
-            s.total, s.passed, s.failed, s.errors, s.warnings, s.cant_tell, s.inapplicable, s.untested
+            "**{}** results: **{}** passed · **{}** failed ({} error, {} warning, {} info) · **{}** cantTell · {} inapplicable · {} untested\n",
+            s.total,
+            s.passed,
+            s.failed,
+            s.errors,
+            s.warnings,
+            s.failed - s.errors - s.warnings,
+            s.cant_tell,
+            s.inapplicable,
+            s.untested
         );
     }
 }
@@ -161,7 +169,7 @@ fn verdict(out: &mut String, report: &Report) {
 fn value_cell(v: &Value) -> String {
     match v {
         Value::Null => format!("*{NOT_MEASURED}*"),
-        other => cell(&scalar(other)),
+        other => cell(&super::table::cell(other)),
     }
 }
 

@@ -168,7 +168,7 @@ fn result(r: &CheckResult, rule_index: usize, report: &Report, profile: Profile)
     v.insert("level".into(), level.into());
     v.insert("message".into(), json!({"text": text}));
     let mut locations = Vec::new();
-    if let Some(loc) = physical(r) {
+    if let Some(loc) = physical(r, report, profile) {
         locations.push(loc);
     } else if profile == Profile::Github {
         locations.push(fallback_location(r, report));
@@ -210,13 +210,36 @@ fn repo_base(r: &CheckResult) -> Option<(String, String)> {
     Some((if id.is_empty() { "REPOSITORY".to_owned() } else { id }, repo.to_owned()))
 }
 
-fn physical(r: &CheckResult) -> Option<Value> {
+/// `repository`'s path as the report's inputs give it, when it is relative to the directory
+/// crossverify ran in (`.`, `.audit`): the checkout root, in CI.
+fn checkout_relative<'a>(report: &'a Report, repository: &str) -> Option<&'a str> {
+    let p = report.inputs.get(repository)?.as_str()?;
+    let ok = !p.is_empty() && !p.starts_with('/') && !p.starts_with('<') && !p.split('/').any(|c| c == "..");
+    ok.then_some(p)
+}
+
+fn physical(r: &CheckResult, report: &Report, profile: Profile) -> Option<Value> {
     let loc = r.location.as_ref()?;
     let path = loc.path.as_deref().filter(|p| !p.is_empty())?;
     let mut artifact = Map::new();
-    artifact.insert("uri".into(), encode_path(path).into());
-    if let Some((id, _)) = repo_base(r) {
-        artifact.insert("uriBaseId".into(), id.into());
+    // Code scanning resolves URIs against the checked-out repository and has no notion of a
+    // second one, so a repository checked out below it (`--audit .audit`) is folded into the
+    // path; the full profile keeps the repository as a uriBaseId.
+    let folded = (profile == Profile::Github)
+        .then(|| loc.repository.as_deref().and_then(|repo| checkout_relative(report, repo)))
+        .flatten();
+    match folded {
+        Some(root) => {
+            let root = root.trim_start_matches("./").trim_end_matches('/');
+            let joined = if root.is_empty() || root == "." { path.to_owned() } else { format!("{root}/{path}") };
+            artifact.insert("uri".into(), encode_path(&joined).into());
+        }
+        None => {
+            artifact.insert("uri".into(), encode_path(path).into());
+            if let Some((id, _)) = repo_base(r) {
+                artifact.insert("uriBaseId".into(), id.into());
+            }
+        }
     }
     let mut out = Map::new();
     out.insert(

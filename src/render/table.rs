@@ -5,7 +5,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table as CTable, presets};
 use serde_json::Value;
 
 use super::Options;
-use crate::report::{Level, Outcome, Report, Verdict, View};
+use crate::report::{ChartKind, Level, Outcome, Report, Verdict, View};
 
 /// Text shown for a figure the input cannot support.
 pub(crate) const NOT_MEASURED: &str = "not measured";
@@ -38,7 +38,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                 let mut tb = new_table(opts);
                 tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
                 for row in &t.rows {
-                    tb.add_row(row.iter().map(|c| colored(&scalar(c), opts)).collect::<Vec<_>>());
+                    tb.add_row(row.iter().map(|c| colored(&cell(c), opts)).collect::<Vec<_>>());
                 }
                 let _ = writeln!(out, "{tb}");
                 if let Some(n) = &t.note {
@@ -46,19 +46,32 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                 }
             }
             View::Chart(c) => {
-                // Terminals get the numbers; the HTML report draws them.
+                // Terminals get the numbers, with a bar of block characters for bars and
+                // histograms; the HTML report draws them.
                 let _ = writeln!(out, "\n{}", c.title);
                 let mut tb = new_table(opts);
-                tb.set_header(vec![Cell::new(""), Cell::new(&c.y_label)]);
+                let first = if c.chart == ChartKind::Histogram { "bin" } else { "cycle" };
+                let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
+                if c.chart == ChartKind::Timeline {
+                    tb.set_header(vec![Cell::new(first), Cell::new("decision"), Cell::new(&c.y_label)]);
+                } else {
+                    tb.set_header(vec![Cell::new(first), Cell::new(&c.y_label), Cell::new("")]);
+                }
                 for p in &c.points {
                     let v = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
-                    let label = match &p.category {
-                        Some(cat) => format!("{} ({cat})", p.label),
-                        None => p.label.clone(),
-                    };
-                    tb.add_row(vec![Cell::new(label), Cell::new(v)]);
+                    if c.chart == ChartKind::Timeline {
+                        let cat = p.category.clone().unwrap_or_default();
+                        tb.add_row(vec![Cell::new(&p.label), colored(&cat, opts), Cell::new(v)]);
+                    } else {
+                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                        let bar = p.value.filter(|_| max > 0.0).map_or(0, |x| (x / max * 30.0).round() as usize);
+                        tb.add_row(vec![Cell::new(&p.label), Cell::new(v), Cell::new("█".repeat(bar))]);
+                    }
                 }
                 let _ = writeln!(out, "{tb}");
+                if let Some(n) = &c.note {
+                    let _ = writeln!(out, "{n}");
+                }
             }
         }
     }
@@ -107,8 +120,16 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     let s = &report.summary;
     let _ = writeln!(
         out,
-        "\n{} result(s): {} passed, {} failed ({} error, {} warning), {} cantTell, {} inapplicable, {} untested",
-        s.total, s.passed, s.failed, s.errors, s.warnings, s.cant_tell, s.inapplicable, s.untested
+        "\n{} result(s): {} passed, {} failed ({} error, {} warning, {} info), {} cantTell, {} inapplicable, {} untested",
+        s.total,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.warnings,
+        s.failed - s.errors - s.warnings,
+        s.cant_tell,
+        s.inapplicable,
+        s.untested
     );
     let why = match report.outcome {
         Verdict::Verified => "verified: every error-level check passed or did not apply",
@@ -136,6 +157,19 @@ fn new_table(opts: &Options) -> CTable {
     t
 }
 
+/// A table cell for people: a full commit id shortened to its first 12 digits, so per-cycle
+/// tables fit a terminal (the data formats keep every digit; digests are never shortened,
+/// since a manifest is read to compare them).
+pub(crate) fn cell(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.len() == 40 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) => {
+            format!("{}…", &s[..12])
+        }
+        other => scalar(other),
+    }
+}
+
+/// A value for people: "not measured" for null.
 pub(crate) fn scalar(v: &Value) -> String {
     match v {
         Value::Null => NOT_MEASURED.to_owned(),

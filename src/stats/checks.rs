@@ -23,7 +23,7 @@ pub static CLAIM: Check = Check {
           records, contradicted with the recomputed value beside it, or shown to be beyond what the records can \
           support.",
     example: "CV-S001 failed /closure_lag/mean: stated 2.5, recomputed 1.25 (allowance ±0.05)",
-    spec: "`docs/claims.md`; real-ledger note §4 (how the published figures are computed)",
+    spec: "[docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
 };
 
 /// A published summary file vs its own records.

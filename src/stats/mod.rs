@@ -97,7 +97,8 @@ pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
             let bytes = std::fs::read(p).map_err(|e| claims::ClaimsError(format!("{}: {e}", p.display())))?;
             let text = String::from_utf8(bytes.clone())
                 .map_err(|_| claims::ClaimsError(format!("{}: not UTF-8", p.display())))?;
-            Some((p, sha256_hex(&bytes), claims::parse(&text)?))
+            let parsed = claims::parse(&text).map_err(|e| claims::ClaimsError(format!("{}: {}", p.display(), e.0)))?;
+            Some((p, sha256_hex(&bytes), parsed))
         }
         None => None,
     };

@@ -138,8 +138,17 @@ pub fn ledger_report() -> Report {
     r.stats.insert("open".into(), json!(4));
     r.stats.insert("closure_lag".into(), json!({"median": 1, "mean": 1.67, "max": 4}));
     r.stats.insert("audit_minutes".into(), Value::Null);
-    r.stats.insert("audit_minutes_reason".into(), json!("CYCLE-000008 has no run metadata"));
-    r.section("admission", json!({"ready": false, "reason": "CYCLE-000009 escalated"}));
+    r.stats.insert("notMeasured".into(), json!({"audit_minutes": "CYCLE-000008 has no run metadata"}));
+    r.section(
+        "admission",
+        json!({
+            "ready": false,
+            "reason": "not admissible: verdict is ESCALATE, not PASS",
+            "shortfalls": ["verdict is ESCALATE, not PASS"],
+            "unobservable": [],
+            "tier": "paired",
+        }),
+    );
     r.finish();
     r
 }

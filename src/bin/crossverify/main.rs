@@ -37,9 +37,9 @@ struct Global {
     /// companion tables go beside PATH as `<stem>-<table>.csv`.
     #[arg(long = "output", global = true, value_name = "FORMAT=PATH", value_parser = parse_output)]
     outputs: Vec<(Format, PathBuf)>,
-    /// Worker threads (default: all cores). Output is identical for any value.
-    #[arg(long, global = true, value_name = "N")]
-    threads: Option<usize>,
+    /// Worker threads, 1 to 256 (default: all cores). Output is identical for any value.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
     /// No progress bars or notes on standard error.
     #[arg(long, short, global = true)]
     quiet: bool,
@@ -98,6 +98,11 @@ enum Command {
         /// Exit 0 only when the receipt is admissible.
         #[arg(long)]
         admit: bool,
+        /// The gate's own record of receipts already admitted (one receipt identity per line, at
+        /// least 16 hex digits; `#` comments): makes single use decidable for schema-2 ledgers,
+        /// whose controller state is not published.
+        #[arg(long, value_name = "FILE")]
+        consumed: Option<PathBuf>,
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
@@ -175,11 +180,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<u8> {
+    check_outputs(&cli.global.outputs)?;
     if let Some(n) = cli.global.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("configuring the thread pool")?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("configuring the thread pool")?;
     }
     let interrupt = AtomicBool::new(false);
     let bar = progress_bar::Bar::new(!cli.global.quiet && std::io::stderr().is_terminal());
@@ -195,13 +201,14 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_audit_head.clone_from(expect_audit_head);
             crossaudit::ledger(&o, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, audit_rev } => {
+        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
+            o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
             crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
@@ -223,14 +230,23 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
 }
 
 fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
+    // Everything is rendered before anything is written, so a companion table that would land
+    // on another output's file is refused instead of overwriting it.
+    let mut files: Vec<(PathBuf, &str, Vec<u8>)> = Vec::new();
     for (format, path) in &g.outputs {
-        let bytes = render::render(report, *format, &render::Options::default());
-        write_file(path, &bytes).with_context(|| format!("writing {} output to {}", format.name(), path.display()))?;
+        files.push((path.clone(), format.name(), render::render(report, *format, &render::Options::default())));
         for (suffix, bytes) in render::companions(report, *format) {
-            let companion = companion_path(path, &suffix);
-            write_file(&companion, &bytes)
-                .with_context(|| format!("writing {} output to {}", format.name(), companion.display()))?;
+            files.push((companion_path(path, &suffix), format.name(), bytes));
         }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (path, format, _) in &files {
+        if !seen.insert(std::path::absolute(path).unwrap_or(path.clone())) {
+            bail!("--output: {} would be written twice (a {format} companion table)", path.display());
+        }
+    }
+    for (path, format, bytes) in &files {
+        write_file(path, bytes).with_context(|| format!("writing {format} output to {}", path.display()))?;
     }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
@@ -253,21 +269,56 @@ fn use_color(stdout_is_tty: bool, no_color: Option<&std::ffi::OsStr>, term: Opti
     stdout_is_tty && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
 }
 
-/// `out/report.csv` + `cycles` → `out/report-cycles.csv`.
+/// Refuses, before any work is done, outputs that would be lost: two formats written to one
+/// file, standard output named as a file, or a directory that does not exist (creating one
+/// would be a side effect nobody asked a verifier for).
+fn check_outputs(outputs: &[(Format, PathBuf)]) -> anyhow::Result<()> {
+    let mut seen = std::collections::BTreeMap::new();
+    for (format, path) in outputs {
+        if path.as_os_str() == "-" {
+            bail!("--output {}=-: standard output is for --format; name a file", format.name());
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            bail!("--output {}={}: directory {} does not exist", format.name(), path.display(), dir.display());
+        }
+        let key = std::path::absolute(path).unwrap_or(path.clone());
+        if let Some(other) = seen.insert(key, format.name()) {
+            bail!("--output: {} would be written twice ({other} and {})", path.display(), format.name());
+        }
+    }
+    Ok(())
+}
+
+/// `out/report.csv` + `cycles` → `out/report-cycles.csv`, whatever PATH's extension.
 fn companion_path(primary: &Path, suffix: &str) -> PathBuf {
     let stem = primary.file_stem().map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
-    let name = match primary.extension() {
-        Some(ext) => format!("{stem}-{suffix}.{}", ext.to_string_lossy()),
-        None => format!("{stem}-{suffix}"),
-    };
-    primary.with_file_name(name)
+    primary.with_file_name(format!("{stem}-{suffix}.csv"))
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating directory {}", dir.display()))?;
-    }
     std::fs::write(path, bytes).map_err(Into::into)
+}
+
+/// Reads `--consumed`: one receipt identity per line.
+fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading --consumed file {}", path.display()))?;
+    let mut set = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let id = line.split('#').next().unwrap_or_default().trim();
+        if id.is_empty() {
+            continue;
+        }
+        if !(16..=64).contains(&id.len()) || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            bail!(
+                "{} line {}: {id:?} is not a receipt identity (16 to 64 hex digits of its SHA-256)",
+                path.display(),
+                n + 1
+            );
+        }
+        set.insert(id.to_ascii_lowercase());
+    }
+    Ok(set)
 }
 
 fn terminal_width() -> Option<u16> {
@@ -295,6 +346,16 @@ mod tests {
     #[test]
     fn companions_sit_beside_the_primary_file() {
         assert_eq!(companion_path(Path::new("out/r.csv"), "cycles"), PathBuf::from("out/r-cycles.csv"));
-        assert_eq!(companion_path(Path::new("r"), "results"), PathBuf::from("r-results"));
+        assert_eq!(companion_path(Path::new("r"), "results"), PathBuf::from("r-results.csv"));
+        assert_eq!(companion_path(Path::new("data.txt"), "findings"), PathBuf::from("data-findings.csv"));
+    }
+
+    #[test]
+    fn outputs_that_would_be_lost_are_refused() {
+        let f = |s: &str| parse_output(s).expect("parses");
+        assert!(check_outputs(&[f("json=a.out"), f("html=a.out")]).is_err());
+        assert!(check_outputs(&[f("json=-")]).is_err());
+        assert!(check_outputs(&[f("json=/nonexistent-crossverify-dir/x.json")]).is_err());
+        assert!(check_outputs(&[f("json=a.json"), f("csv=a.csv")]).is_ok());
     }
 }

@@ -1,0 +1,76 @@
+//! Real shallow clones (`git clone --depth 1`), whose missing objects the fixture machinery's
+//! grafted repositories do not reproduce: what a shallow clone lacks is `cantTell` with the
+//! `git fetch --unshallow` hint, never a failure (a commit missing from a full clone is one).
+
+mod support;
+
+use serde_json::Value;
+
+fn shallow_clone(src: &std::path::Path, dest: &std::path::Path) {
+    let url = format!("file://{}", src.display());
+    let parent = dest.parent().expect("parent");
+    let name = dest.file_name().expect("name").to_str().expect("utf-8");
+    support::git(parent, &["clone", "-q", "--depth", "1", "--no-single-branch", &url, name]);
+}
+
+fn ledger(audit: &std::path::Path, science: &std::path::Path) -> (i32, Value) {
+    let out = support::crossverify()
+        .args(["ledger", "--quiet", "--format", "json", "--audit"])
+        .arg(audit)
+        .arg("--science")
+        .arg(science)
+        .output()
+        .expect("runs");
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().expect("exit code"), report)
+}
+
+fn with_code<'a>(report: &'a Value, code: &str) -> Vec<&'a Value> {
+    report["results"].as_array().expect("results").iter().filter(|r| r["code"] == code).collect()
+}
+
+#[test]
+fn objects_missing_from_a_shallow_clone_are_unknown_not_forged() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let demo = support::materialize("demo", tmp.path());
+
+    let audit = tmp.path().join("shallow-audit");
+    shallow_clone(&demo.join("audit"), &audit);
+    let (code, report) = ledger(&audit, &demo.join("science"));
+    assert_eq!(code, 3, "inconclusive, not failed: {:#}", report["summary"]);
+    let a710 = with_code(&report, "CV-A710");
+    assert!(
+        a710.iter().any(|r| r["outcome"] == "cantTell" && r["message"].as_str().unwrap_or("").contains("--unshallow")),
+        "{a710:#?}"
+    );
+    assert!(
+        report["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .all(|r| r["outcome"] != "failed" || r["level"] != "error")
+    );
+
+    let science = tmp.path().join("shallow-science");
+    shallow_clone(&demo.join("science"), &science);
+    let (code, report) = ledger(&demo.join("audit"), &science);
+    assert_eq!(code, 3, "inconclusive, not failed: {:#}", report["summary"]);
+    let a701 = with_code(&report, "CV-A701");
+    assert!(
+        a701.iter().any(|r| r["outcome"] == "cantTell" && r["message"].as_str().unwrap_or("").contains("--unshallow")),
+        "{a701:#?}"
+    );
+    assert!(a701.iter().all(|r| r["outcome"] != "failed"), "{a701:#?}");
+}
+
+#[test]
+fn a_commit_missing_from_a_full_clone_is_a_failure() {
+    // The control: the same absence without the shallow excuse is evidence against the receipt.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let demo = support::materialize("demo", tmp.path());
+    let other = support::materialize("v1-genuine", tmp.path());
+    let (code, report) = ledger(&demo.join("audit"), &other.join("science"));
+    assert_eq!(code, 1);
+    assert!(with_code(&report, "CV-A701").iter().any(|r| r["outcome"] == "failed"));
+}
