@@ -136,7 +136,12 @@ fn main() {
     let load = || {
         std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().next().unwrap_or("?").to_owned()
     };
-    for churn in [5, 20] {
+    // CROSSVERIFY_BENCH_CHURN=20 runs one data shape only: the reference contender takes ~30 min each.
+    let churns: Vec<u32> = match std::env::var("CROSSVERIFY_BENCH_CHURN") {
+        Ok(c) => vec![c.parse().expect("CROSSVERIFY_BENCH_CHURN is a per-mille number")],
+        Err(_) => vec![5, 20],
+    };
+    for churn in churns {
         let dir = data(cycles, churn);
         out(&format!(
             "\n== {cycles} cycles over 10,000 files, {churn}‰ of the files change per commit (load {})",

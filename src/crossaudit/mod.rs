@@ -223,14 +223,16 @@ pub fn conformance(results: &[CheckResult]) -> Table {
     }
 }
 
-/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>".
+/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>" (its topic
+/// only, e.g. "single use"; the `admissions` section has the sentence).
 fn admission_cell(a: &Admission) -> String {
     if a.ready {
         "ready".to_owned()
     } else if let Some(s) = a.shortfalls.first() {
         format!("no: {s}")
     } else {
-        format!("unknown: {}", a.unobservable.first().map_or("", String::as_str))
+        let topic = a.unobservable.first().map_or("", |u| u.split(':').next().unwrap_or(u));
+        format!("unknown: {topic}")
     }
 }
 

@@ -395,7 +395,8 @@ pub fn command(
         columns: vec!["path".into(), "sha256".into()],
         rows,
         note: None,
-        csv: false,
+        // `--format csv` gives the manifest itself (path, digest or marker), results beside it.
+        csv: true,
     }));
     report.finish();
     Ok(report)

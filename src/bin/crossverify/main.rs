@@ -31,17 +31,17 @@ struct Cli {
 struct Global {
     /// Format written to standard output: table, json, jsonl, csv, sarif, sarif-github, junit,
     /// markdown or html (see docs/guide.md, "Reading the outputs").
-    #[arg(long, global = true, default_value = "table", value_parser = parse_format)]
+    #[arg(long, global = true, default_value = "table", value_parser = parse_format, help_heading = "Global options")]
     format: Format,
     /// Also write FORMAT to PATH (repeatable), e.g. `--output sarif=crossverify.sarif`. For csv,
     /// companion tables go beside PATH as `<stem>-<table>.csv`.
-    #[arg(long = "output", global = true, value_name = "FORMAT=PATH", value_parser = parse_output)]
+    #[arg(long = "output", global = true, value_name = "FORMAT=PATH", value_parser = parse_output, help_heading = "Global options")]
     outputs: Vec<(Format, PathBuf)>,
     /// Worker threads, 1 to 256 (default: all cores). Output is identical for any value.
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256), help_heading = "Global options")]
     threads: Option<u16>,
     /// No progress bars or notes on standard error.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, help_heading = "Global options")]
     quiet: bool,
 }
 
