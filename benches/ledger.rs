@@ -9,6 +9,7 @@
 //! ```sh
 //! cargo bench --bench ledger                 # builds target/bench-data/ledger-* once (≈ 3 min)
 //! CROSSVERIFY_BENCH_CYCLES=200 cargo bench --bench ledger   # a smaller ledger
+//! CROSSVERIFY_BENCH_CHURN=20 cargo bench --bench ledger    # one churn only (default: 5 and 20)
 //! ```
 
 use std::path::{Path, PathBuf};
