@@ -3,7 +3,7 @@
 //!
 //! Three format families exist (formats note §1): the v1 reference, the product's receipt
 //! schema 2, and the deployed `CYCLE-NNNNNN` ledger. [`ledger`] crawls a whole ledger;
-//! [`receipt`] is the CI gate for one receipt. Both build the same [`crate::report::Report`].
+//! [`receipt()`] is the CI gate for one receipt. Both build the same [`crate::report::Report`].
 //! Where a reference implementation accepts something the paper forbids, crossverify
 //! implements the paper and reproduces the reference's decision as a named dialect in the
 //! evidence (`specs/crossaudit.md`).

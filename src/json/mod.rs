@@ -4,7 +4,7 @@
 //! forged receipt can show one value to a Python reader and another to us (formats note §12).
 //! This parser refuses duplicate keys, lone surrogates, trailing data and excessive nesting, keeps
 //! every number as its source token (so integers of any size survive), and reports the line and
-//! column of the first problem. [`canonical`] and [`python`] then reproduce, byte for byte, the
+//! column of the first problem. [`canonical`] and [`python_pretty`] then reproduce, byte for byte, the
 //! two serialisations the reference implementations hash.
 
 mod parse;
