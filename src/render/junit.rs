@@ -104,30 +104,26 @@ fn details(r: &crate::report::CheckResult) -> String {
 
 /// Escapes element text; characters XML 1.0 cannot carry become U+FFFD.
 fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(xml_char(c)),
-        }
-    }
-    out
+    escape(s, false)
 }
 
-/// Escapes an attribute value (newlines and tabs kept as character references).
+/// Escapes an attribute value (newlines and tabs kept as character references, which
+/// attribute-value normalisation would otherwise turn into spaces).
 fn attr(s: &str) -> String {
+    escape(s, true)
+}
+
+fn escape(s: &str, in_attr: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
+            '"' if in_attr => out.push_str("&quot;"),
+            '\n' if in_attr => out.push_str("&#10;"),
+            '\r' if in_attr => out.push_str("&#13;"),
+            '\t' if in_attr => out.push_str("&#9;"),
             c => out.push(xml_char(c)),
         }
     }

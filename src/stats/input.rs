@@ -426,15 +426,26 @@ fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
             return records;
         }
     };
+    let lines = text.strip_suffix('\n').unwrap_or(text).split('\n').enumerate();
+    // A blank line holds no record (JSON Lines readers skip it); it is not a cycle.
+    let parsed = lines
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| (format!("{CYCLES_JSONL} line {}", i + 1), mined_cycle(line)));
+    push_cycles(&mut records, results, CYCLES_JSONL, parsed);
+    records
+}
+
+/// Adds parsed cycle records in ledger order: one that does not parse keeps its place as an
+/// unreadable cycle (so positions and lags stay true) and fails CV-S004 where it stands.
+fn push_cycles(
+    records: &mut Records,
+    results: &mut Vec<CheckResult>,
+    source: &str,
+    parsed: impl Iterator<Item = (String, Result<CycleRecord, String>)>,
+) {
     let mut bad = 0;
-    let lines: Vec<&str> = text.strip_suffix('\n').unwrap_or(text).split('\n').collect();
-    for (i, line) in lines.iter().enumerate() {
-        // A blank line holds no record (JSON Lines readers skip it); it is not a cycle.
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = format!("{CYCLES_JSONL} line {}", i + 1);
-        match mined_cycle(line) {
+    for (at, cycle) in parsed {
+        match cycle {
             Ok(c) => records.cycles.push(c),
             Err(e) => {
                 bad += 1;
@@ -447,11 +458,10 @@ fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
         results.push(CheckResult::new(
             &RECORDS_READABLE,
             Outcome::Passed,
-            CYCLES_JSONL,
+            source,
             format!("{} cycle record(s) read strictly", records.cycles.len()),
         ));
     }
-    records
 }
 
 fn mined_cycle(line: &str) -> Result<CycleRecord, String> {
@@ -532,26 +542,8 @@ fn analysis_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
         ));
         return records;
     };
-    let mut bad = 0;
-    for (i, item) in items.iter().enumerate() {
-        let at = format!("{CYCLES_B} #{}", i + 1);
-        match analysis_cycle(item) {
-            Ok(c) => records.cycles.push(c),
-            Err(e) => {
-                bad += 1;
-                results.push(CheckResult::new(&RECORDS_READABLE, Outcome::Failed, &at, e));
-                records.cycles.push(unreadable_cycle(at));
-            }
-        }
-    }
-    if bad == 0 {
-        results.push(CheckResult::new(
-            &RECORDS_READABLE,
-            Outcome::Passed,
-            CYCLES_B,
-            format!("{} cycle record(s) read strictly", records.cycles.len()),
-        ));
-    }
+    let parsed = items.iter().enumerate().map(|(i, item)| (format!("{CYCLES_B} #{}", i + 1), analysis_cycle(item)));
+    push_cycles(&mut records, results, CYCLES_B, parsed);
     records
 }
 
