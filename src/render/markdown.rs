@@ -158,7 +158,7 @@ fn verdict(out: &mut String, report: &Report) {
             s.failed,
             s.errors,
             s.warnings,
-            s.failed - s.errors - s.warnings,
+            s.infos(),
             s.cant_tell,
             s.inapplicable,
             s.untested

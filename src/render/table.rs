@@ -126,19 +126,12 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         s.failed,
         s.errors,
         s.warnings,
-        s.failed - s.errors - s.warnings,
+        s.infos(),
         s.cant_tell,
         s.inapplicable,
         s.untested
     );
-    let why = match report.outcome {
-        Verdict::Verified => "verified: every error-level check passed or did not apply",
-        Verdict::Failed => "failed: an error-level check failed",
-        Verdict::Inconclusive => {
-            "inconclusive: nothing failed, but an error-level check could not be decided (cantTell/untested)"
-        }
-    };
-    let _ = writeln!(out, "{why}");
+    let _ = writeln!(out, "{}: {}", report.outcome.as_str(), super::verdict_reason(report.outcome));
     out
 }
 

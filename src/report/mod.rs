@@ -214,6 +214,14 @@ pub struct Summary {
     pub warnings: usize,
 }
 
+impl Summary {
+    /// Failed results at level info (not stored: the JSON carries the two counts that decide).
+    #[must_use]
+    pub fn infos(&self) -> usize {
+        self.failed - self.errors - self.warnings
+    }
+}
+
 /// A presentational table: renderers show it as is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
