@@ -25,8 +25,77 @@ fn expand(arg: &str, tmp: &Path, built: &mut BTreeMap<String, std::path::PathBuf
     out
 }
 
+/// The error-level codes that failed, sorted and deduplicated.
+fn failing_codes(results: &[Value]) -> Vec<String> {
+    let set: std::collections::BTreeSet<String> = results
+        .iter()
+        .filter(|r| r["level"] == "error" && r["outcome"] == "failed")
+        .filter_map(|r| r["code"].as_str().map(str::to_owned))
+        .collect();
+    set.into_iter().collect()
+}
+
+/// `CROSSVERIFY_UPDATE_VECTORS=1` rewrites each vector's `expect.failing` to what the run gives:
+/// for a deliberate change only, reviewed in the diff like any other.
+fn update_failing(v: &support::Vector, got: &[String]) {
+    let text = std::fs::read_to_string(&v.path).expect("read vector");
+    let mut doc: Value = serde_json::from_str(&text).expect("vector JSON");
+    doc["expect"]["failing"] = Value::from(got.to_vec());
+    write_vector(&v.path, &doc);
+}
+
+/// Keys in the order the vector files are written in (serde_json's map would sort them).
+const KEY_ORDER: [&str; 12] = [
+    "id",
+    "description",
+    "args",
+    "expect",
+    "exit",
+    "failing",
+    "stderr",
+    "results",
+    "absent",
+    "code",
+    "outcome",
+    "subject",
+];
+
+fn write_vector(path: &Path, doc: &Value) {
+    fn pretty(v: &Value, indent: usize, out: &mut String) {
+        let pad = "  ".repeat(indent + 1);
+        match v {
+            Value::Object(m) if !m.is_empty() => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort_by_key(|k| (KEY_ORDER.iter().position(|o| o == k).unwrap_or(KEY_ORDER.len()), k.as_str()));
+                out.push_str("{\n");
+                for (i, k) in keys.iter().enumerate() {
+                    out.push_str(&format!("{pad}{}: ", Value::from(k.as_str())));
+                    pretty(&m[k.as_str()], indent + 1, out);
+                    out.push_str(if i + 1 < keys.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&format!("{}}}", "  ".repeat(indent)));
+            }
+            Value::Array(a) if !a.is_empty() => {
+                out.push_str("[\n");
+                for (i, x) in a.iter().enumerate() {
+                    out.push_str(&pad);
+                    pretty(x, indent + 1, out);
+                    out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&format!("{}]", "  ".repeat(indent)));
+            }
+            other => out.push_str(&serde_json::to_string(other).expect("serialise")),
+        }
+    }
+    let mut out = String::new();
+    pretty(doc, 0, &mut out);
+    out.push('\n');
+    std::fs::write(path, out).expect("write vector");
+}
+
 #[test]
 fn every_vector_holds() {
+    let update = std::env::var_os("CROSSVERIFY_UPDATE_VECTORS").is_some();
     let vectors = support::load_vectors();
     let mut failures = Vec::new();
     for v in &vectors {
@@ -35,17 +104,25 @@ fn every_vector_holds() {
         let args: Vec<String> = v.args.iter().map(|a| expand(a, tmp.path(), &mut built)).collect();
         let out = support::crossverify().args(&args).args(["--format", "json"]).output().expect("run crossverify");
         let code = out.status.code().unwrap_or(-1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
         if code != v.exit {
-            failures.push(format!(
-                "{} ({}): exit {code}, expected {}\nstderr: {}",
-                v.id,
-                v.file,
-                v.exit,
-                String::from_utf8_lossy(&out.stderr)
-            ));
+            failures.push(format!("{} ({}): exit {code}, expected {}\nstderr: {stderr}", v.id, v.file, v.exit));
             continue;
         }
-        if v.results.is_empty() && v.absent.is_empty() {
+        if code == 2 {
+            match &v.stderr {
+                Some(want) if !stderr.contains(want.as_str()) => {
+                    failures.push(format!("{}: stderr does not contain {want:?}: {stderr}", v.id));
+                }
+                Some(_) => {}
+                None if update => {
+                    let text = std::fs::read_to_string(&v.path).expect("read vector");
+                    let mut doc: Value = serde_json::from_str(&text).expect("vector JSON");
+                    doc["expect"]["stderr"] = Value::from(stderr.lines().next().unwrap_or("").to_owned());
+                    write_vector(&v.path, &doc);
+                }
+                None => failures.push(format!("{}: an exit-2 vector states expect.stderr", v.id)),
+            }
             continue;
         }
         let report: Value = match serde_json::from_slice(&out.stdout) {
@@ -56,6 +133,22 @@ fn every_vector_holds() {
             }
         };
         let results = report["results"].as_array().cloned().unwrap_or_default();
+        let got = failing_codes(&results);
+        if update {
+            update_failing(v, &got);
+        } else {
+            match &v.failing {
+                Some(want) if *want != got => failures.push(format!(
+                    "{} ({}): error-level codes failing {got:?}, the vector pins {want:?} \
+                     (if deliberate: CROSSVERIFY_UPDATE_VECTORS=1 cargo test --test vectors)",
+                    v.id, v.file
+                )),
+                Some(_) => {}
+                None => {
+                    failures.push(format!("{} ({}): expect.failing (the exact failing set) is missing", v.id, v.file))
+                }
+            }
+        }
         let matches = |want: &Value, r: &Value| {
             r["code"] == want["code"]
                 && r["outcome"] == want["outcome"]

@@ -199,31 +199,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
         }
     }
-    // Decide the family from the receipts present (or the directory names when there are
-    // none). A marker key is enough to vote; every receipt is parsed in full during
-    // verification, and one of the other family fails there.
-    let mut votes: BTreeMap<Family, usize> = BTreeMap::new();
-    for files in dirs.values().take(64) {
-        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
-            && let Ok(bytes) = audit.record(*id, "receipt.json")
-        {
-            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
-            if has(b"\"receipt_schema\"") {
-                *votes.entry(Family::Schema2).or_default() += 1;
-            } else if has(b"\"constitution_hash\"") {
-                *votes.entry(Family::V1).or_default() += 1;
-            }
-        }
-    }
-    let detected = votes.iter().max_by_key(|(_, n)| **n).map(|(f, _)| *f).unwrap_or_else(|| {
-        let v1ish = dirs.keys().any(|d| d.len() >= 40 && d[..40].bytes().all(|b| b.is_ascii_hexdigit()));
-        if v1ish { Family::V1 } else { Family::Schema2 }
-    });
-    let family = match opts.dialect {
-        DialectChoice::Auto => detected,
-        DialectChoice::V1 => Family::V1,
-        DialectChoice::Schema2 | DialectChoice::Deployed => Family::Schema2,
-    };
+    let family = decide_family(opts, &audit, audit_head, &ledger_dir, &dirs)?;
     for name in loose.keys() {
         if family == Family::V1 || !S2_LEDGER_FILES.contains(&name.as_str()) {
             strays.push(format!("{ledger_dir}/{name}"));
@@ -314,6 +290,95 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
         state,
         disputes,
     })
+}
+
+/// Decides the family from the receipts present (or the directory names when there are none).
+/// A marker key is enough to vote; every receipt is parsed in full during verification, and
+/// one of the other family fails there. Auto-detection refuses a ledger that holds more than
+/// one layout: picking the majority, or the receipt-less deployed layout, would let a copied-in
+/// folder choose which checks a tampered ledger meets.
+fn decide_family(
+    opts: &Options,
+    audit: &Repo,
+    head: ObjectId,
+    ledger_dir: &str,
+    dirs: &BTreeMap<String, BTreeMap<String, (EntryKind, ObjectId)>>,
+) -> Result<Family, Error> {
+    let mut votes: BTreeMap<Family, Vec<&str>> = BTreeMap::new();
+    for (dir, files) in dirs.iter().take(64) {
+        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
+            && let Ok(bytes) = audit.record(*id, "receipt.json")
+        {
+            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
+            if has(b"\"receipt_schema\"") {
+                votes.entry(Family::Schema2).or_default().push(dir);
+            } else if has(b"\"constitution_hash\"") {
+                votes.entry(Family::V1).or_default().push(dir);
+            }
+        }
+    }
+    match opts.dialect {
+        DialectChoice::V1 => return Ok(Family::V1),
+        DialectChoice::Schema2 | DialectChoice::Deployed => return Ok(Family::Schema2),
+        DialectChoice::Auto => {}
+    }
+    let mut layouts: Vec<String> = votes
+        .iter()
+        .map(|(f, d)| format!("{} receipts ({}, e.g. {ledger_dir}/{}/receipt.json)", f.as_str(), d.len(), d[0]))
+        .collect();
+    if !votes.is_empty() {
+        let deployed = super::deployed::cycle_dirs_git(audit, head).unwrap_or_default();
+        if let Some(first) = deployed.first() {
+            layouts.push(format!("deployed CYCLE-NNNNNN directories ({}, e.g. {first})", deployed.len()));
+        }
+    }
+    if layouts.len() > 1 {
+        return Err(Error::Usage(ambiguous(&layouts)));
+    }
+    Ok(votes.keys().next().copied().unwrap_or_else(|| {
+        let v1ish = dirs.keys().any(|d| d.get(..40).is_some_and(|p| p.bytes().all(|b| b.is_ascii_hexdigit())));
+        if v1ish { Family::V1 } else { Family::Schema2 }
+    }))
+}
+
+/// Whether the ledger at `opts` holds receipt-bearing cycle directories (v1 or schema 2), for
+/// auto-detection's refusal of mixed layouts when the deployed layout is present too.
+pub(crate) fn receipt_layouts(opts: &Options) -> Result<Vec<String>, Error> {
+    let audit = Repo::open(&opts.audit)?;
+    let head = audit.resolve(opts.audit_rev.as_deref().unwrap_or("HEAD"))?;
+    let tree = audit.commit(head)?.tree;
+    let config = audit.file_at(head, "crossaudit.yml")?;
+    let dir = config
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|t| Config::parse(&t).ok())
+        .filter(|c| c.keys.iter().any(|k| k == "ledger" || k == "science_repo"))
+        .map_or_else(|| "cycles".to_owned(), |c| c.ledger_dir().trim_matches('/').to_owned());
+    let mut found = BTreeMap::new();
+    for e in audit.walk(tree, &Scope::new([dir.as_str()]))? {
+        let path = git::display_path(e.path.as_bstr());
+        if path.ends_with("/receipt.json") && e.kind.is_file() && found.len() < 64 {
+            let bytes = audit.record(e.id, &path).unwrap_or_default();
+            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
+            let family = if has(b"\"receipt_schema\"") {
+                Family::Schema2
+            } else if has(b"\"constitution_hash\"") {
+                Family::V1
+            } else {
+                continue;
+            };
+            found.entry(family).or_insert_with(|| (0, path.clone())).0 += 1;
+        }
+    }
+    Ok(found.iter().map(|(f, (n, p))| format!("{} receipts ({n}, e.g. {p})", f.as_str())).collect())
+}
+
+/// The refusal of a ledger holding several layouts.
+pub(crate) fn ambiguous(layouts: &[String]) -> String {
+    format!(
+        "ambiguous ledger: it holds {}; auto-detection will not pick one, since a copied-in folder \
+         would then choose the checks; name the layout with --dialect v1|schema2|deployed",
+        layouts.join(" and ")
+    )
 }
 
 /// Walks the audit history and records, for every file under the ledger directory, the commit

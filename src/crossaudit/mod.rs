@@ -331,7 +331,16 @@ fn stats(report: &mut Report, run: &Run) {
 pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     if opts.dialect == DialectChoice::Deployed || opts.dialect == DialectChoice::Auto {
         match deployed::load(&opts.audit, opts.audit_rev.as_deref(), ctx) {
-            Ok(l) => return Ok(deployed_ledger(opts, &l)),
+            Ok(l) => {
+                if opts.dialect == DialectChoice::Auto && deployed::is_repository(&opts.audit).unwrap_or(false) {
+                    let mut layouts = load::receipt_layouts(opts)?;
+                    if !layouts.is_empty() {
+                        layouts.push(format!("deployed CYCLE-NNNNNN directories ({})", l.cycles.len()));
+                        return Err(Error::Usage(load::ambiguous(&layouts)));
+                    }
+                }
+                return Ok(deployed_ledger(opts, &l));
+            }
             Err(deployed::LoadError::NoCycles(_)) if opts.dialect == DialectChoice::Auto => {}
             Err(e) => return Err(Error::Usage(e.to_string())),
         }

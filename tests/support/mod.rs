@@ -71,6 +71,12 @@ pub struct Vector {
     pub exit: i32,
     pub results: Vec<Value>,
     pub absent: Vec<Value>,
+    /// The exact set of error-level codes that fail (`expect.failing`); `None` when the vector
+    /// does not state it (only allowed for exit 2, where no report is written).
+    pub failing: Option<Vec<String>>,
+    /// A fragment the error message must contain (`expect.stderr`, exit 2 only).
+    pub stderr: Option<String>,
+    pub path: std::path::PathBuf,
 }
 
 pub fn load_vectors() -> Vec<Vector> {
@@ -93,6 +99,9 @@ pub fn load_vectors() -> Vec<Vector> {
                 exit: i32::try_from(v["expect"]["exit"].as_i64().expect("expect.exit")).expect("small"),
                 results: v["expect"]["results"].as_array().cloned().unwrap_or_default(),
                 absent: v["expect"]["absent"].as_array().cloned().unwrap_or_default(),
+                failing: v["expect"].get("failing").map(strs),
+                stderr: v["expect"]["stderr"].as_str().map(str::to_owned),
+                path: p.clone(),
             }
         })
         .collect()

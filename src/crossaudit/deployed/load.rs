@@ -105,6 +105,17 @@ pub fn load_git(repo: &Repo, commit: ObjectId, ctx: Ctx<'_>) -> Result<DeployedL
     finish(repo.path(), origin, &src, ctx)
 }
 
+/// Paths of the deployed `CYCLE-*` directories at `commit`, without reading them: auto-detection
+/// must know every layout a ledger holds before it picks one (a copied-in deployed folder must
+/// not switch a tampered receipt ledger to the receipt-less deployed checks).
+///
+/// # Errors
+/// When the tree cannot be read.
+pub fn cycle_dirs_git(repo: &Repo, commit: ObjectId) -> Result<Vec<String>, LoadError> {
+    let tree = repo.commit(commit)?.tree;
+    Ok(discover(&Source::Git(repo, tree))?.into_iter().map(|d| d.2).collect())
+}
+
 fn finish(root: &Path, origin: Origin, src: &Source<'_>, ctx: Ctx<'_>) -> Result<DeployedLedger, LoadError> {
     let dirs = discover(src)?;
     if dirs.is_empty() {

@@ -40,7 +40,7 @@ pub use checks::{
     CHECKS, CLOSED_TWICE, CLOSED_WHILE_OPEN, DECISION_SCOPES, MANIFEST_DIGESTS, NUMBERING_GAP, RECORD_IDENTITY,
     RECORDS_WELL_FORMED, UNKNOWN_CLOSURE, verify,
 };
-pub use load::{LoadError, cycle_number, is_repository, load, load_dir, load_git};
+pub use load::{LoadError, cycle_dirs_git, cycle_number, is_repository, load, load_dir, load_git};
 pub use model::{
     AUDIT_REPORT, AUDIT_RESULT, AuditResult, ClosureEntry, DeployedCycle, DeployedFinding, DeployedLedger, Origin,
     REPORT_MANIFEST, RUN_METADATA, Record, ReportManifest, RunMetadata, find_finding_id, is_full_digest,
