@@ -219,7 +219,8 @@ check!(ROUND_SEQUENCE, "CV-A503", "round-sequence-broken", Error, Some("I5"),
     what: "Groups receipts by cycle id; rounds must start at 1 and grow by one per audit (a product re-attempt \
            `-r<n>.2` repeats its round). The cycle id must equal the first 16 hex of SHA-256 of \
            `<science_repo>\\n<root_sha>`; schema 2 `root_sha` is the first round's commit and `active_sha` the audited \
-           one; a directory suffix `-r<n>` must equal the round.",
+           one, so a round-1 receipt audits its own root (the controller opens a cycle at the commit it audits); a \
+           directory suffix `-r<n>` must equal the round.",
     why: "Rounds are ledger-derived so the generator cannot reset the counter (the R2a defect re-opened a same-SHA \
           cycle at round 1); the I5 bound means nothing if rounds can be renumbered.",
     example: "CV-A503 failed cycles/…-r2: round 1 repeats in cycle d132b11dea26f8d8 after round 2",
@@ -371,8 +372,8 @@ check!(ADMISSION, "CV-A801", "receipt-not-admissible", Error, Some("I8"),
     "With --admit: the receipt is valid, current and matching, so the protected action may proceed",
     what: "Replays admission: a receipt binds the commit at all (absent denies); every binding check passed; verdict \
            PASS (DCL_ONLY never admits); integrity OK (NON_EVIDENTIAL_PROVIDER never admits); the configured isolation \
-           minimum is met; the receipt is the latest of its cycle and the cycle has not moved to another commit \
-           (freshness); it has not been consumed (single use: from the v1 controller state, or from the gate's own \
+           minimum is met; the receipt is the latest of its cycle, no later receipt in the ledger audits the same \
+           commit (whatever cycle it claims), and the cycle has not moved to another commit (freshness); it has not been consumed (single use: from the v1 controller state, or from the gate's own \
            record given with `--consumed FILE`; the product keeps its state outside the ledger, so without that record \
            a schema-2 receipt is `cantTell`); and a product receipt was minted by an admissible install mode. Only \
            evaluated by `crossverify receipt --admit`.",

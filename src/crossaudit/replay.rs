@@ -43,6 +43,9 @@ pub struct Admission {
 pub(crate) struct GroupInfo {
     /// A later receipt of the same cycle supersedes this one.
     pub superseded_by: Option<String>,
+    /// A later receipt in the ledger audits the same science commit (whatever cycle it
+    /// claims): the commit's latest audit is that one.
+    pub reaudited_by: Option<String>,
     /// The cycle moved on to another commit after this receipt.
     pub moved_to: Option<String>,
     /// Receipt file hash already consumed (v1 state).
@@ -132,6 +135,18 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
                 && *r != root
             {
                 seq.push(format!("root_sha {} differs from the cycle's first commit {}", short(r), short(&root)));
+            }
+            // The controller opens a cycle at the commit it audits (`open`: root = active =
+            // sha); a round-1 receipt naming another root claims a cycle nothing opened.
+            if round == 1
+                && let (Some(r), Some(sha)) = (&f.root_sha, &f.sha)
+                && r != sha
+            {
+                seq.push(format!(
+                    "round 1 audits {} but claims root_sha {}: a cycle's first round audits its root commit",
+                    short(sha),
+                    short(r)
+                ));
             }
             if let Some(r) = &f.receipt
                 && let (Some(a), Some(sha)) = (&r.active_sha, &r.sha)
@@ -271,6 +286,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             replay_precedence(cycle, &facts[i], &mut out);
         }
     }
+    reaudits(ledger, facts, &mut info);
     // Receipts without a cycle id still get the precedence replay.
     for (i, f) in facts.iter().enumerate() {
         if f.cycle_id.is_none() && f.verdict.is_some() {
@@ -281,6 +297,23 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         state_checks(ledger, facts, &groups, &mut info, &mut out);
     }
     (out, info)
+}
+
+/// Marks every receipt that a later receipt (in ledger order) audits the same commit of. The
+/// cycle a receipt claims (`cycle_id`, `root_sha`) is the receipt's own word; which audit of a
+/// commit is the latest is decided by what was audited and the order the ledger recorded it in,
+/// so a later BLOCKED audit claiming another root still supersedes an earlier PASS.
+fn reaudits(ledger: &Ledger, facts: &[CycleFacts], info: &mut [GroupInfo]) {
+    let mut latest: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, f) in facts.iter().enumerate().rev() {
+        let Some(sha) = f.sha.as_deref().filter(|_| f.receipt.is_some()) else { continue };
+        match latest.get(sha) {
+            Some(&j) => info[i].reaudited_by = Some(ledger.cycles[j].path.clone()),
+            None => {
+                latest.insert(sha, i);
+            }
+        }
+    }
 }
 
 fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [GroupInfo], out: &mut Vec<CheckResult>) {
@@ -534,6 +567,14 @@ pub(crate) fn admission(
     }
     if let Some(next) = &g.superseded_by {
         a.shortfalls.push(format!("stale: superseded by {next} (a later round of the same cycle)"));
+    }
+    if let Some(later) = &g.reaudited_by
+        && g.superseded_by.as_ref() != Some(later)
+    {
+        a.shortfalls.push(format!(
+            "stale: {later} is a later audit of the same commit {} (whatever cycle its receipt claims)",
+            short(f.sha.as_deref().unwrap_or(""))
+        ));
     }
     if let Some(moved) = &g.moved_to {
         a.shortfalls.push(format!("stale: the cycle's active commit is now {}", short(moved)));
