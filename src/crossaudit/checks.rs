@@ -385,8 +385,11 @@ check!(ADMISSION_RECORDS, "CV-A802", "admission-record-invalid", Error, Some("I8
     "Admissions the ledger records were of admissible receipts, once each",
     what: "v1 publishes `controller/state.json`: every consumed receipt hash is a receipt of that cycle with verdict \
            PASS and integrity OK that was the cycle's latest, no hash is consumed twice, a CONSUMED cycle has a consumed \
-           receipt, and its `active_sha` is the consumed receipt's commit. The product keeps controller state outside \
-           the ledger: inapplicable there (CV-A803 says what cannot be shown).",
+           receipt, and its `active_sha` is the consumed receipt's commit. Single use is read from history: every \
+           version of `controller/state.json` along the audit branch is replayed, and a version that no longer records \
+           a receipt an earlier version consumed undoes an admission and fails (the receipt stays consumed for \
+           CV-A801). The product keeps controller state outside the ledger: inapplicable there (CV-A803 says what \
+           cannot be shown).",
     why: "I8 single use and freshness are only as durable as the state store; where it is published it can be checked.",
     example: "CV-A802 failed controller/state.json: cycle 5f0c… consumed receipt 9a1e… whose verdict is BLOCKED",
     spec: "[specs/crossaudit.md#cv-a802](../../specs/crossaudit.md#cv-a802); formats note §9.1, §10");

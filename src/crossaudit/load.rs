@@ -138,6 +138,10 @@ pub(crate) struct Ledger {
     pub history: Result<History, String>,
     /// v1 `controller/state.json` at the audit head.
     pub state: Read<json::Value>,
+    /// Every version of v1 `controller/state.json` in the audit history (oldest first, each
+    /// with the commit that wrote it): single use is read from all of them, so an admission
+    /// recorded once cannot be undone by a later commit. Empty without the full history.
+    pub state_history: Vec<(ObjectId, Result<json::Value, String>)>,
     /// `disputes.jsonl` lines at the head.
     pub disputes: Read<Vec<json::Value>>,
 }
@@ -243,6 +247,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
         Some(e) if e.kind.is_file() => Some(read_json(&audit, e.id, "controller/state.json")),
         _ => None,
     };
+    let state_history = if family == Family::V1 { state_history(&audit, audit_head, &history) } else { Vec::new() };
     let disputes = loose.get("disputes.jsonl").map(|id| {
         let p = format!("{ledger_dir}/disputes.jsonl");
         let bytes = audit.record(*id, &p).map_err(|e| e.to_string())?;
@@ -288,6 +293,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
         strays,
         history,
         state,
+        state_history,
         disputes,
     })
 }
@@ -435,6 +441,28 @@ pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<H
         }
     }
     Ok(h)
+}
+
+/// The versions of `controller/state.json` along the audit history, oldest first; a version is
+/// listed once, at the first commit (in topological order) that holds it.
+fn state_history(
+    repo: &Repo,
+    head: ObjectId,
+    history: &Result<History, String>,
+) -> Vec<(ObjectId, Result<json::Value, String>)> {
+    const PATH: &str = "controller/state.json";
+    let Ok(h) = history else { return Vec::new() };
+    let Ok(commits) = repo.history(head) else { return Vec::new() };
+    debug_assert_eq!(commits.len(), h.position.len());
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for c in &commits {
+        let Ok(Some(e)) = repo.entry(c.tree, PATH.into()) else { continue };
+        if e.kind.is_file() && seen.insert(e.id) {
+            out.push((c.id, read_json(repo, e.id, PATH)));
+        }
+    }
+    out
 }
 
 /// Whether the blob `new` starts with the whole of blob `old` (an append).

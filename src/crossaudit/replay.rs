@@ -435,7 +435,7 @@ fn state_checks(
         out.push(res(&ADMISSION_RECORDS, Outcome::Failed, subject, "controller/state.json has no cycles object"));
         return;
     };
-    let mut problems = Vec::new();
+    let mut problems = undone_admissions(ledger, facts, groups, cycles, info, out);
     let mut seen_consumed = BTreeSet::new();
     for (id, c) in cycles {
         let members = groups.get(id).map_or(&[][..], Vec::as_slice);
@@ -525,6 +525,87 @@ fn state_checks(
     } else {
         res(&ADMISSION_RECORDS, Outcome::Failed, subject, problems.join("; "))
     });
+}
+
+/// Replays the consumption records of every version of `controller/state.json` in the audit
+/// history: a receipt consumed in any version counts as consumed, and a later version (the
+/// head's above all) that no longer records it undoes an admission, which the append-only
+/// controller never does. Returns the problems found; marks consumed receipts in `info`.
+fn undone_admissions(
+    ledger: &Ledger,
+    facts: &[CycleFacts],
+    groups: &BTreeMap<String, Vec<usize>>,
+    head: &BTreeMap<String, Value>,
+    info: &mut [GroupInfo],
+    out: &mut Vec<CheckResult>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    // (cycle, receipt) → commit that first recorded its consumption.
+    let mut recorded: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (commit, version) in &ledger.state_history {
+        let commit = commit.to_string();
+        let Some(cycles) = version.as_ref().ok().and_then(|v| v.get("cycles")).and_then(Value::as_object) else {
+            out.push(res(
+                &ADMISSION_RECORDS,
+                Outcome::CantTell,
+                "controller/state.json",
+                format!(
+                    "the version committed in {} does not parse: its admissions cannot be replayed",
+                    short(&commit)
+                ),
+            ));
+            continue;
+        };
+        for ((id, receipt), first) in &recorded {
+            if !consumed_in(cycles, id).contains(receipt) {
+                problems.push(format!(
+                    "cycle {id}: the admission of receipt {} recorded in {} is undone in {}",
+                    short(receipt),
+                    short(first),
+                    short(&commit)
+                ));
+            }
+        }
+        recorded.retain(|(id, receipt), _| consumed_in(cycles, id).contains(receipt));
+        for id in cycles.keys() {
+            for receipt in consumed_in(cycles, id) {
+                recorded.entry((id.clone(), receipt)).or_insert_with(|| commit.clone());
+            }
+        }
+    }
+    // Every receipt ever consumed stays consumed, whatever the head says.
+    for (id, receipt) in problems_consumed(ledger, head) {
+        let members = groups.get(&id).map_or(&[][..], Vec::as_slice);
+        if let Some(&i) = members.iter().find(|&&i| facts[i].identity.is_some_and(|d| d.hex() == receipt)) {
+            info[i].consumed = true;
+        }
+    }
+    problems
+}
+
+/// The receipts a state's `cycles` object records as consumed for cycle `id`.
+fn consumed_in(cycles: &BTreeMap<String, Value>, id: &str) -> BTreeSet<String> {
+    cycles
+        .get(id)
+        .and_then(|c| c.get("consumed"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+/// (cycle, receipt) pairs consumed in some version of the state but not at the head.
+fn problems_consumed(ledger: &Ledger, head: &BTreeMap<String, Value>) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (_, version) in &ledger.state_history {
+        let Some(cycles) = version.as_ref().ok().and_then(|v| v.get("cycles")).and_then(Value::as_object) else {
+            continue;
+        };
+        for id in cycles.keys() {
+            let now = consumed_in(head, id);
+            out.extend(consumed_in(cycles, id).into_iter().filter(|r| !now.contains(r)).map(|r| (id.clone(), r)));
+        }
+    }
+    out
 }
 
 /// The admission decision for the receipt of `cycle`.
