@@ -529,6 +529,16 @@ pub(crate) fn admission(
     {
         a.shortfalls.push(format!("audit integrity is {i}"));
     }
+    // A PASS the recorded inputs do not give under the paper's precedence (an invalid reply the
+    // report still shows, a deterministic failure) is not the auditor's verdict to admit.
+    let paper = synthesis::synthesize(Rule::Paper, &f.inputs);
+    if verdict == "PASS" && !paper.allows(&verdict) {
+        a.shortfalls.push(format!(
+            "verdict PASS is not what the recorded inputs give ({}): {}",
+            paper.describe(),
+            synthesis::explain(&f.inputs)
+        ));
+    }
     if !f.isolation_shortfall.is_empty() {
         a.shortfalls.push(format!("isolation evidence is missing {:?}", f.isolation_shortfall));
     }

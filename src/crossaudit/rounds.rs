@@ -65,10 +65,20 @@ fn res(c: &crate::checks::Check, o: Outcome, subject: &str, msg: impl Into<Strin
     CheckResult::new(c, o, subject, msg)
 }
 
-/// Both cross-receipt checks.
-pub(crate) fn checks(ledger: &Ledger, facts: &[CycleFacts], out: &mut Vec<CheckResult>) {
+/// Both cross-receipt checks. A receipt either fails is not verified, so admission denies it.
+pub(crate) fn checks(ledger: &Ledger, facts: &mut [CycleFacts], out: &mut Vec<CheckResult>) {
+    let start = out.len();
     determinism(ledger, facts, out);
     freeze(ledger, facts, out);
+    for r in &out[start..] {
+        if r.outcome != Outcome::Failed {
+            continue;
+        }
+        if let Some(i) = ledger.cycles.iter().position(|c| c.path == r.subject) {
+            facts[i].bound = false;
+            facts[i].binding_failures.push(r.message.clone());
+        }
+    }
 }
 
 /// Elements of `a` not matched in `b`, counting repeats.
