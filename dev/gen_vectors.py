@@ -136,7 +136,7 @@ rule = "CA-REPRO-001"
 artifact = "experiments/2026-08-02-scan/metadata.yml"
 observation = ""
 '''), [("CV-A306", "failed")])
-s2t("four-level-severity", "A finding graded CRITICAL: outside the protocol's two severities (warning level).", cycles_with('''[[cycle]]
+s2t("four-level-severity", "A schema-2 PASS whose report grades a model finding CRITICAL: the reply validator refuses that severity, so the reply was invalid and the verdict must be ESCALATE (CV-A304); CV-A601 also warns.", cycles_with('''[[cycle]]
 science = "scan"
 [cycle.reply]
 verdict = "PASS"
@@ -146,7 +146,7 @@ severity = "CRITICAL"
 rule = "CA-REPRO-001"
 artifact = "experiments/2026-08-02-scan/metadata.yml"
 observation = "rerun command lacks the seed"
-'''), [("CV-A601", "failed")], exit_code=0)
+'''), [("CV-A601", "failed"), ("CV-A304", "failed", "cycles/8413b5ae42a5-r1")])
 s2t("invalid-atop-dcl", "An invalid reply atop deterministic failures: the product records BLOCKED (integrity OK); the paper's I3 requires ESCALATE.",
     DEMO_CYCLES.replace('''science = "dimer"
 ''', '''science = "dimer"

@@ -150,7 +150,8 @@ check!(PASS_WITH_BLOCKER, "CV-A303", "pass-with-blocker", Error, Some("I3"),
 check!(VERDICT_PRECEDENCE, "CV-A304", "verdict-precedence-violated", Error, Some("I3"),
     "The recorded verdict is what the paper's synthesis gives for the recorded inputs",
     what: "Replays verdict synthesis from the records: escalation lock (an earlier ESCALATED round of the cycle), \
-           invalid reply (integrity value, `raw_exchange.json`, the report's invalid-reply block), deterministic hard \
+           invalid reply (integrity value, `raw_exchange.json`, the report's invalid-reply block, or a recorded model \
+           finding graded outside BLOCKER/ADVISORY, which the reply validators refuse), deterministic hard \
            failures (`checks.json`), input bound, the reply's verdict and an offline run. The paper's order is lock → \
            invalid → DCL failure → bound → reply → DCL_ONLY (I3 above I4 above the model). The decisions of the named \
            dialects are reproduced too: `v1-r2b` and `product` (v2/v4) place the DCL failure above the invalid reply \
@@ -177,6 +178,32 @@ check!(FINDING_EVIDENCED, "CV-A306", "finding-without-observation", Error, Some(
     example: "CV-A306 failed cycles/…-r1: [BLOCKER] CA-DATA-001 — experiments/x/results.json has no observation",
     spec: "[specs/crossaudit.md#cv-a306](../../specs/crossaudit.md#cv-a306); formats note §5.9 rule 8");
 
+check!(REPORT_FORM, "CV-A307", "report-malformed", Error, Some("I3"),
+    "A report has exactly one reading: one verdict row, and one \"Rules applied\" line where a valid reply is recorded",
+    what: "Counts, over the whole `report.md`, the lines that read as a verdict row (`| verdict | **…** |`, v1 \
+           `| **Verdict** | **…** |`) and the lines starting `Rules applied:`. Exactly one verdict row is required; at \
+           most one `Rules applied:` line, and exactly one in a product report that records a valid model reply \
+           (neither the invalid-reply block nor the offline note).",
+    why: "Readers disagree on a report with two verdict rows: the product's verifier takes the first match anywhere in \
+          the text, a table reader the last row of the header. A report that reads two ways binds no single verdict \
+          (I7) and cites no single rule coverage (I3); the renderers of both references write each line once.",
+    example: "CV-A307 failed cycles/53895ccfd946-r1: report.md has 2 verdict rows (BLOCKED, PASS): one report, one reading",
+    spec: "[specs/crossaudit.md#cv-a307](../../specs/crossaudit.md#cv-a307); paper §3.2 I3, I7; formats note §5.1, §5.6, §7.3 check 18");
+
+check!(STANDARDS_FROZEN, "CV-A308", "constitution-changed-within-cycle", Error, Some("I3"),
+    "Every round of a cycle binds the Constitution version its first round bound",
+    what: "Groups receipts by `cycle_id` in ledger order and compares each later round's bound Constitution with the \
+           first round's: the content digest `constitution_sha256` and `constitution_commit` (schema 2), \
+           `constitution_hash` (v1). A round that binds another version fails, naming both rounds and both versions. \
+           A cycle of one round is inapplicable.",
+    why: "Paper §6: \"Standards freeze within a cycle and move only between cycles, because an auditor that could \
+          raise the bar mid-round would face the generator with a moving target and dissolve the termination \
+          guarantee of I5.\" Both references read the Constitution afresh at every round, so an amendment committed \
+          between rounds governs the next round of the same cycle, although the product's own amendment lane says \
+          it applies \"from the next cycle onward\".",
+    example: "CV-A308 failed cycles/962938378a22-r2: round 2 binds Constitution 5be2c81a91d0 (sha256 0b7f…), round 1 (cycles/53895ccfd946-r1) bound ac47026fb020 (sha256 88d1…)",
+    spec: "[specs/crossaudit.md#cv-a308](../../specs/crossaudit.md#cv-a308); paper §6, §3.2 I3, I5");
+
 check!(DCL_DOMINATES, "CV-A401", "dcl-failure-outranked", Error, Some("I4"),
     "A deterministic hard failure is never outranked by a model PASS",
     what: "When `checks.json` or the report lists a deterministic BLOCKER, the recorded verdict must not be PASS (nor \
@@ -195,6 +222,20 @@ check!(DCL_CONSISTENT, "CV-A402", "dcl-record-inconsistent", Error, Some("I4"),
           would otherwise go unnoticed.",
     example: "CV-A402 failed cycles/…-r1: report shows 3 hard failure(s), checks.json 0",
     spec: "[specs/crossaudit.md#cv-a402](../../specs/crossaudit.md#cv-a402); formats note §5.2");
+
+check!(DCL_DETERMINISTIC, "CV-A403", "dcl-nondeterministic", Error, Some("I4"),
+    "Rounds over the same tree, files, check list and check-layer digest record the same hard failures",
+    what: "Keys every receipt by what determines the deterministic layer's output: the audited tree, the set of \
+           bound paths, the configured check list (schema 2 `inputs.checks`) and the check-layer digest \
+           (`dcl_source_sha256`). Receipts of any cycles sharing a key must record the same multiset of hard \
+           failures (BLOCKER findings of `checks.json`, identified by rule, check and artifact). A later receipt that \
+           differs from the first with its key fails, naming both receipts and the failures one has and the other \
+           lacks. A receipt whose key no other receipt shares is inapplicable.",
+    why: "I4: the deterministic layer is deterministic, so its verdict cannot be waived by re-running it. A later \
+          round that claims fewer hard failures over the same inputs was not produced by the layer it binds — it \
+          is a forgery, and it is caught offline from the ledger alone.",
+    example: "CV-A403 failed cycles/962938378a22-r2: records 0 hard failure(s) where cycles/962938378a22-r1 recorded 2 over the same tree, files, checks and DCL digest; missing here: DCL:schema@experiments/d/metadata.yml",
+    spec: "[specs/crossaudit.md#cv-a403](../../specs/crossaudit.md#cv-a403); paper §3.2 I4");
 
 check!(ROUND_BOUND, "CV-A501", "round-bound-exceeded", Error, Some("I5"),
     "No round exceeds max_rounds",
@@ -229,7 +270,8 @@ check!(ROUND_SEQUENCE, "CV-A503", "round-sequence-broken", Error, Some("I5"),
 check!(SEVERITY_LEVELS, "CV-A601", "severity-outside-two-levels", Warning, Some("I6"),
     "Findings use exactly the two severities BLOCKER and ADVISORY",
     what: "Flags any finding (model or deterministic) whose severity is not BLOCKER or ADVISORY — e.g. the deployed \
-           variant's CRITICAL/HIGH/MEDIUM/LOW ladder.",
+           variant's CRITICAL/HIGH/MEDIUM/LOW ladder. In the v1 and schema-2 dialects a model finding graded so also \
+           means the reply was invalid (the reply validators refuse it), which CV-A304 replays as an error.",
     why: "I6: two severities only, because every further level invites severity-inflation negotiation. The deployed \
           variant's four-level ladder is a named divergence; reported at warning level.",
     example: "CV-A601 failed CYCLE-000001 F-002: severity CRITICAL is outside the protocol's two levels",
@@ -246,13 +288,17 @@ check!(ADVISORY_NEVER_GATES, "CV-A602", "advisory-gated", Error, Some("I6"),
 
 check!(DISPUTES_VALID, "CV-A603", "dispute-ruling-invalid", Error, Some("I6"),
     "Disputes get at most one ruling per finding, about a finding that exists, and never about a deterministic finding",
-    what: "Reads `disputes.jsonl`: each ruling is UPHELD or WITHDRAWN, names an existing cycle directory and a finding \
-           `rule@artifact` of that cycle's report, no `(cycle, finding)` pair is ruled twice, and (v4) no `DCL:` \
-           finding is disputed. Who lodged a dispute is not recorded, so \"never from the generator\" is stated as not \
-           measured in the evidence.",
+    what: "Reads `disputes.jsonl`: each ruling is UPHELD or WITHDRAWN, has grounds, names an existing cycle directory, \
+           and no `(cycle, finding_key)` pair is ruled twice. Every field naming the finding must name the same one: \
+           `finding_key` equals `rule@artifact`; neither it nor `rule` is a `DCL:` rule; the finding is not one of the \
+           report's deterministic blocks; and it is a model finding the cycle's report raised exactly once (the \
+           invalid-reply record is not a finding). Who lodged a dispute is not recorded, so \"never from the \
+           generator\" is stated as not measured in the evidence.",
     why: "§3.4: a disputed finding returns to the auditor once; the one-shot rule stops the dispute channel from \
-          becoming the oscillation it exists to control.",
-    example: "CV-A603 failed disputes.jsonl line 3: second ruling on CA-DATA-001@results.json in 9c604cba4273-r2",
+          becoming the oscillation it exists to control. A ruling whose fields name different findings could withdraw \
+          a deterministic finding or one the report never raised while a reader sees another; I4 lets no dispute \
+          waive a deterministic failure.",
+    example: "CV-A603 failed disputes.jsonl line 1: finding_key \"DCL:schema@experiments/d/metadata.yml\" is not rule@artifact \"CA-REPRO-001@experiments/d/metadata.yml\": the fields name different findings",
     spec: "[specs/crossaudit.md#cv-a603](../../specs/crossaudit.md#cv-a603); paper §3.4; formats note §9.2");
 
 check!(SUBJECT_BINDING, "CV-A701", "subject-binding-broken", Error, Some("I7"),
@@ -421,8 +467,11 @@ pub static CHECKS: &[&Check] = &[
     &VERDICT_PRECEDENCE,
     &CONSTITUTION_CITED,
     &FINDING_EVIDENCED,
+    &REPORT_FORM,
+    &STANDARDS_FROZEN,
     &DCL_DOMINATES,
     &DCL_CONSISTENT,
+    &DCL_DETERMINISTIC,
     &ROUND_BOUND,
     &EXHAUSTION_ESCALATES,
     &ROUND_SEQUENCE,

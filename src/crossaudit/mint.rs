@@ -4,7 +4,8 @@
 //!
 //! A scenario (`ledger-fixtures/*.toml`) lists science commits, audit cycles (deterministic
 //! findings, the auditor's reply or its failure) and optional tampers applied to the minted
-//! records, either as if minted so (`mode = "rewrite"`) or as a later commit on the audit
+//! records, either as if minted so (`mode = "rewrite"`), before the receipt binds the report
+//! (`mode = "forge"`: the forger wrote the receipt too) or as a later commit on the audit
 //! branch (`mode = "commit"`). A TOML file with `[[repo]]` tables instead is a plain
 //! repository description ([`crate::fixture::spec`]).
 
@@ -221,6 +222,10 @@ struct CycleSpec {
     precedence: Option<String>,
     #[serde(default)]
     admit: bool,
+    /// Text appended to the Constitution in its own ledger commit just before this cycle's
+    /// audit (an amendment, as the product's `amend` lane commits it).
+    #[serde(default)]
+    amend: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -232,6 +237,9 @@ struct DisputeSpec {
     ruling: String,
     #[serde(default = "grounds")]
     grounds: String,
+    /// Recorded `finding_key` when it is not `rule@artifact` (a tamper of the ruling's identity).
+    #[serde(default)]
+    finding_key: Option<String>,
 }
 
 fn grounds() -> String {
@@ -458,6 +466,9 @@ impl Minter {
         let cycles = self.s.cycle.clone();
         for (n, c) in cycles.iter().enumerate() {
             self.science_up_to(&c.science)?;
+            if let Some(text) = &c.amend {
+                self.amend(text)?;
+            }
             self.mint_cycle(n + 1, c)?;
         }
         // Science commits after the last audit still belong to the repository.
@@ -522,6 +533,18 @@ impl Minter {
                 }
             }
         }
+        Ok(())
+    }
+
+    fn amend(&mut self, text: &str) -> Result<(), Error> {
+        self.constitution_memo = None;
+        let current = match self.ledger().get("AUDIT_RULES.md") {
+            Some(fixture::Content::File(b)) => String::from_utf8_lossy(b).into_owned(),
+            _ => String::new(),
+        };
+        let l = self.ledger();
+        l.file("AUDIT_RULES.md", format!("{current}{text}"));
+        l.commit("amend rules")?;
         Ok(())
     }
 
@@ -741,6 +764,7 @@ impl Minter {
         });
         let dcl_json = self.dcl_output(c, &sha);
         let report = self.report(c, &sha, round, &verdict, &constitution_commit, &dcl_json, &model, &provider);
+        let report = self.forged(n, "report.md", report);
         let report_digest = Digest::of(report.as_bytes()).hex();
         let mut files: Vec<(String, String)> = Vec::new();
         let cycle_id = self.ctl[ci].id.clone();
@@ -1288,7 +1312,7 @@ impl Minter {
                 .cloned()
                 .ok_or_else(|| self.err(format!("dispute names cycle {}", d.cycle)))?;
             let name = dir.rsplit('/').next().unwrap_or(&dir).to_owned();
-            let key = format!("{}@{}", d.rule, d.artifact);
+            let key = d.finding_key.clone().unwrap_or_else(|| format!("{}@{}", d.rule, d.artifact));
             let v = obj([
                 ("artifact", jstr(&d.artifact)),
                 ("cycle_id", jstr(&name)),
@@ -1308,6 +1332,16 @@ impl Minter {
             l.commit(&format!("dispute {key}: {}", d.ruling.to_lowercase()))?;
         }
         Ok(())
+    }
+
+    /// Applies forge-mode tampers to a cycle file before the receipt binds it: the forger
+    /// also wrote the receipt, so every digest agrees with the forged text.
+    fn forged(&self, n: usize, file: &str, text: String) -> String {
+        self.s
+            .tamper
+            .iter()
+            .filter(|t| t.mode == "forge" && t.cycle == Some(n) && t.file == file)
+            .fold(text, |t, tp| apply(&self.expand(tp), &t))
     }
 
     /// Applies rewrite-mode tampers to a cycle file as it is first written (`None`: the
@@ -1588,6 +1622,7 @@ pub fn synthetic(out: &Path, shape: &Synthetic) -> Result<SyntheticBuilt, Error>
             replay_provider: false,
             precedence: None,
             admit: false,
+            amend: None,
         };
         m.mint_cycle(c.index + 1, &spec)?;
         bound += shape.science.files;

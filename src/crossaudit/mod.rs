@@ -19,6 +19,7 @@ pub mod mint;
 pub mod receipt;
 mod replay;
 pub mod report_md;
+mod rounds;
 pub mod scope;
 pub mod synthesis;
 mod verify;
@@ -117,6 +118,7 @@ fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
     }
     let (replayed, groups) = replay::controller(&ledger, &mut facts);
     results.extend(replayed);
+    rounds::checks(&ledger, &mut facts, &mut results);
     replay::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
     locate(&ledger, &mut results);
     Ok(Run { hash_stats: hashes.stats(), ledger, results, facts, groups })

@@ -70,6 +70,8 @@ pub struct Receipt {
     pub constitution_path: String,
     /// DCL source digest.
     pub dcl_source_sha256: Option<String>,
+    /// Schema-2 `inputs.checks` as canonical JSON: with the DCL digest, what the layer ran.
+    pub dcl_checks: Option<String>,
     /// Prompt digest.
     pub prompt_sha256: Option<String>,
     /// Report digest.
@@ -281,6 +283,7 @@ impl Receipt {
             constitution_sha256: None,
             constitution_path: "AUDIT_RULES.md".into(),
             dcl_source_sha256: None,
+            dcl_checks: None,
             prompt_sha256: None,
             report_sha256: None,
             auditor_model: None,
@@ -421,6 +424,7 @@ impl Receipt {
             self.constitution_path = p;
         }
         self.dcl_source_sha256 = self.string(v, &["inputs", "dcl_source_sha256"]);
+        self.dcl_checks = v.pointer(&["inputs", "checks"]).map(json::canonical);
         self.prompt_sha256 = self.string(v, &["inputs", "prompt_sha256"]);
         self.verdict = self.string(v, &["audit", "verdict"]);
         self.provider = self.string(v, &["audit", "provider"]);

@@ -643,6 +643,16 @@ pub(crate) fn admission(
     {
         a.shortfalls.push(format!("audit integrity is {i}"));
     }
+    // A PASS the recorded inputs do not give under the paper's precedence (an invalid reply the
+    // report still shows, a deterministic failure) is not the auditor's verdict to admit.
+    let paper = synthesis::synthesize(Rule::Paper, &f.inputs);
+    if verdict == "PASS" && !paper.allows(&verdict) {
+        a.shortfalls.push(format!(
+            "verdict PASS is not what the recorded inputs give ({}): {}",
+            paper.describe(),
+            synthesis::explain(&f.inputs)
+        ));
+    }
     if !f.isolation_shortfall.is_empty() {
         a.shortfalls.push(format!("isolation evidence is missing {:?}", f.isolation_shortfall));
     }
@@ -863,14 +873,11 @@ fn disputes(ledger: &Ledger, out: &mut Vec<CheckResult>) {
     let mut problems = Vec::new();
     let mut ruled = BTreeSet::new();
     for (n, d) in lines.iter().enumerate() {
-        let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-        let (cycle, key, ruling, rule) = (s("cycle_id"), s("finding_key"), s("ruling"), s("rule"));
         let line = n + 1;
+        let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        let (cycle, key, ruling) = (s("cycle_id"), s("finding_key"), s("ruling"));
         if ruling != "UPHELD" && ruling != "WITHDRAWN" {
             problems.push(format!("line {line}: ruling {ruling:?} is neither UPHELD nor WITHDRAWN"));
-        }
-        if rule.starts_with("DCL:") {
-            problems.push(format!("line {line}: {rule} is a deterministic finding, which cannot be disputed"));
         }
         if s("grounds").trim().is_empty() {
             problems.push(format!("line {line}: a dispute without grounds"));
@@ -878,24 +885,51 @@ fn disputes(ledger: &Ledger, out: &mut Vec<CheckResult>) {
         if !ruled.insert((cycle.clone(), key.clone())) {
             problems.push(format!("line {line}: second ruling on {key} in {cycle}"));
         }
-        match ledger.cycles.iter().find(|c| c.name == cycle) {
-            None => problems.push(format!("line {line}: cycle {cycle} is not a cycle directory of the ledger")),
-            Some(c) => {
-                let exists = c.report.as_ref().is_some_and(|(_, rep)| {
-                    rep.model_findings
-                        .iter()
-                        .chain(&rep.dcl_blocks)
-                        .any(|b| format!("{}@{}", b.rule, b.artifact) == key)
-                });
-                if !exists {
-                    problems.push(format!("line {line}: {cycle}'s report has no finding {key}"));
-                }
-            }
-        }
+        problems.extend(dispute_identity(ledger, d, line));
     }
     out.push(if problems.is_empty() {
         res(&DISPUTES_VALID, Outcome::Passed, &subject, format!("{} ruling(s), one per finding, each about a model finding of its cycle (who lodged them is not recorded)", lines.len()))
     } else {
         res(&DISPUTES_VALID, Outcome::Failed, &subject, problems.join("; "))
     });
+}
+
+/// Every field naming the disputed finding must name the same one, and that one must be a
+/// model finding the cycle's report raised exactly once: otherwise one field could withdraw
+/// what another field does not show.
+fn dispute_identity(ledger: &Ledger, d: &Value, line: usize) -> Vec<String> {
+    let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let (cycle, key, rule, artifact) = (s("cycle_id"), s("finding_key"), s("rule"), s("artifact"));
+    let mut p = Vec::new();
+    let joined = format!("{rule}@{artifact}");
+    if key != joined {
+        p.push(format!(
+            "line {line}: finding_key {key:?} is not rule@artifact {joined:?}: the fields name different findings"
+        ));
+    }
+    if let Some(named) = [&key, &rule].into_iter().find(|x| x.starts_with("DCL:")) {
+        p.push(format!("line {line}: {named} is a deterministic finding, which cannot be disputed"));
+    }
+    let Some(c) = ledger.cycles.iter().find(|c| c.name == cycle) else {
+        p.push(format!("line {line}: cycle {cycle} is not a cycle directory of the ledger"));
+        return p;
+    };
+    let Some((_, rep)) = &c.report else {
+        p.push(format!("line {line}: {cycle} has no readable report, so no finding to dispute"));
+        return p;
+    };
+    let same = |b: &&super::report_md::Block| format!("{}@{}", b.rule, b.artifact) == key;
+    let model = rep.model_findings.iter().filter(same).count();
+    if rep.dcl_blocks.iter().any(|b| same(&b)) {
+        p.push(format!("line {line}: {key} is a deterministic finding of {cycle}, which cannot be disputed"));
+    } else if model == 0 && rep.invalid_reason.is_some() && rule == "CA-META-002" {
+        p.push(format!(
+            "line {line}: {cycle} records an invalid reply, not a finding: an invalid reply escalates (I3) and cannot be withdrawn"
+        ));
+    } else if model == 0 {
+        p.push(format!("line {line}: {cycle}'s report has no finding {key}"));
+    } else if model > 1 {
+        p.push(format!("line {line}: {key} names {model} findings of {cycle}'s report: the ruling is ambiguous"));
+    }
+    p
 }

@@ -53,6 +53,11 @@ pub struct Report {
     pub offline: bool,
     /// The v1 embedded DCL JSON.
     pub embedded_dcl: Option<String>,
+    /// Lines anywhere in the report that read as a verdict row (the product's verifier
+    /// searches the whole text, so a row inside a finding body is a second reading).
+    pub verdict_rows: usize,
+    /// Lines anywhere in the report starting `Rules applied:`.
+    pub rules_applied_lines: usize,
 }
 
 impl Report {
@@ -169,6 +174,8 @@ pub fn parse(text: &str) -> Report {
         }
         i += 1;
     }
+    r.verdict_rows = lines.iter().filter(|l| is_verdict_row(l)).count();
+    r.rules_applied_lines = lines.iter().filter(|l| l.starts_with("Rules applied:")).count();
     // These lines may sit inside a finding block's body, so they are read in their own pass.
     let model = lines.iter().skip_while(|l| l.trim() != "## Model findings");
     for line in model {
@@ -179,6 +186,10 @@ pub fn parse(text: &str) -> Report {
         }
     }
     r
+}
+
+fn is_verdict_row(line: &str) -> bool {
+    cell(line).is_some_and(|(k, _)| k == "verdict" || k == "Verdict")
 }
 
 fn invalid_reason(body: &[&str]) -> String {
@@ -261,6 +272,19 @@ mod tests {
             "# Audit Report — a/b@1\n\n| verdict | **DCL_ONLY** |\n\n## Model findings\n\nNo model audit ran; this is a deterministic-tier result only.\n",
         );
         assert!(off.offline);
+    }
+
+    #[test]
+    fn every_verdict_row_and_rules_line_is_counted() {
+        let one = parse("| verdict | **PASS** |\n\n## Model findings\n\nNone.\n\nRules applied: CA-META-001\n");
+        assert_eq!((one.verdict_rows, one.rules_applied_lines), (1, 1));
+        let two = parse(
+            "| verdict | **BLOCKED** |\n\n## Model findings\n\n| verdict | **PASS** |\n### [BLOCKER] CA-X-001 — a\nRules applied: CA-X-001\nobs\nRules applied: CA-X-001\n",
+        );
+        assert_eq!((two.verdict_rows, two.rules_applied_lines), (2, 2));
+        assert_eq!(two.verdict.as_deref(), Some("BLOCKED"));
+        let v1 = parse("| **Verdict** | **PASS** |\n| **Verdict** | **BLOCKED** |\n");
+        assert_eq!(v1.verdict_rows, 2);
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub(crate) struct CycleFacts {
     pub product: bool,
     /// The parsed receipt without its manifest (which is dropped once compared).
     pub receipt: Option<Receipt>,
+    /// The deterministic layer's inputs and hard failures, for CV-A403.
+    pub dcl_run: Option<super::rounds::DclRun>,
 }
 
 /// Shared, read-only context for per-cycle verification.
@@ -386,6 +388,10 @@ pub(crate) fn check_cycle(
         }
     }
 
+    if let Some((_, rep)) = &cycle.report {
+        report_form(rep, subject, &mut out, &mut binding_failed);
+    }
+
     // Constitution binding and the version in force.
     let constitution = constitution_checks(ctx, audit, receipt, cycle, verified_at, &mut out, &mut binding_failed);
 
@@ -476,9 +482,39 @@ pub(crate) fn check_cycle(
 
     facts.bound = binding_failed.is_empty();
     facts.binding_failures = binding_failed;
+    facts.dcl_run = Some(super::rounds::dcl_run(receipt, cycle));
     receipt.manifest = None;
     facts.receipt = Some(receipt.clone());
     (out, facts)
+}
+
+/// CV-A307: one verdict row, and one "Rules applied" line where a valid reply is recorded.
+fn report_form(rep: &super::report_md::Report, subject: &str, out: &mut Vec<CheckResult>, failed: &mut Vec<String>) {
+    let mut problems = Vec::new();
+    if rep.verdict_rows != 1 {
+        problems.push(format!("report.md has {} verdict rows: one report, one reading", rep.verdict_rows));
+    }
+    // Only the product renders the list in the report; it writes it for a valid reply only.
+    let valid_reply = rep.product_layout && rep.invalid_reason.is_none() && !rep.offline;
+    let want_rules = if valid_reply { 1..=1 } else { 0..=1 };
+    if !want_rules.contains(&rep.rules_applied_lines) {
+        problems.push(format!(
+            "report.md has {} \"Rules applied\" lines where the renderer writes {}",
+            rep.rules_applied_lines,
+            if valid_reply { "exactly one" } else { "at most one" }
+        ));
+    }
+    if problems.is_empty() {
+        out.push(res(&REPORT_FORM, Outcome::Passed, subject, "report.md has one verdict row and one reading"));
+    }
+    for p in problems {
+        failed.push(p.clone());
+        out.push(
+            res(&REPORT_FORM, Outcome::Failed, subject, p)
+                .with("verdictRows", rep.verdict_rows)
+                .with("rulesAppliedLines", rep.rules_applied_lines),
+        );
+    }
 }
 
 pub(crate) fn short(s: &str) -> String {
@@ -1085,7 +1121,12 @@ fn content_checks(
         r.integrity.as_deref(),
         Some("AUDITOR_INVALID_ESCALATION_REQUIRED" | "INVALID_REPLY" | "PROVIDER_FAILURE")
     );
-    let invalid = integrity_invalid || report_invalid.is_some() || exchange_invalid.is_some();
+    // Both references' reply validators refuse a severity outside BLOCKER/ADVISORY (formats
+    // §5.9 rule 6), so a recorded model finding graded otherwise stands for a reply that was
+    // invalid and escalates, not for a warning.
+    let off_vocabulary = findings.iter().any(|f| f.0 != "BLOCKER" && f.0 != "ADVISORY");
+    let recorded_invalid = integrity_invalid || report_invalid.is_some() || exchange_invalid.is_some();
+    let invalid = recorded_invalid || off_vocabulary;
     let offline = match r.family {
         Family::V1 => {
             exchange.is_some_and(|e| e.get("endpoint").is_some_and(crate::json::Value::is_null) && !invalid)
@@ -1108,7 +1149,7 @@ fn content_checks(
     };
 
     // I3: citation validity, only for a reply that was accepted as valid.
-    let model_ran = !offline && !invalid;
+    let model_ran = !offline && !recorded_invalid;
     if model_ran {
         match con {
             Some(con) => {
@@ -1283,7 +1324,15 @@ fn content_checks(
             &SEVERITY_LEVELS,
             Outcome::Failed,
             subject,
-            format!("severities outside the two levels: {}", odd.join(", ")),
+            format!(
+                "severities outside the two levels: {}{}",
+                odd.join(", "),
+                if off_vocabulary {
+                    "; a reply grading a finding so is invalid (reply rule 6) and escalates: CV-A304 replays it"
+                } else {
+                    ""
+                }
+            ),
         )
     });
 }
