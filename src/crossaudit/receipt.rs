@@ -106,6 +106,11 @@ pub struct Receipt {
     pub isolation: Option<Isolation>,
     /// Schema-2 `audit.reasoning_effort` present (product 4.x).
     pub v4: bool,
+    /// Schema-2 `audit.reasoning_effort` (product 4.x).
+    pub reasoning_effort: Option<String>,
+    /// Schema-2 `audit.exchange` identity fields an online run records (`provider`, `vendor`,
+    /// `model`, `reasoning_effort`).
+    pub exchange_identity: BTreeMap<String, String>,
     /// Structural problems, in reference order; each is a `receipt-malformed` failure.
     pub problems: Vec<String>,
     /// Manifest keys that are not repository paths (never looked up in a tree).
@@ -299,6 +304,8 @@ impl Receipt {
             install_mode: None,
             isolation: None,
             v4: false,
+            reasoning_effort: None,
+            exchange_identity: BTreeMap::new(),
             problems: Vec::new(),
             bad_keys: std::collections::BTreeSet::new(),
         };
@@ -430,6 +437,12 @@ impl Receipt {
         self.exchange_mode = self.string(v, &["audit", "exchange", "mode"]);
         self.exchange_error = v.pointer(&["audit", "exchange", "error"]).is_some();
         self.v4 = v.pointer(&["audit", "reasoning_effort"]).is_some();
+        self.reasoning_effort = self.string(v, &["audit", "reasoning_effort"]);
+        for k in ["provider", "vendor", "model", "reasoning_effort"] {
+            if let Some(x) = self.string(v, &["audit", "exchange", k]) {
+                self.exchange_identity.insert(k.to_owned(), x);
+            }
+        }
         self.audit_repo = self.string(v, &["ledger", "audit_repo"]);
         self.report_commit = self.string(v, &["ledger", "report_commit"]);
         self.cycle_path = self.string(v, &["ledger", "cycle_path"]);
