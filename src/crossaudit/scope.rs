@@ -325,3 +325,42 @@ pub fn unbound(
         .filter(|p| !bound.contains(p) && !sel.keys.contains_key(p))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::RepoBuilder;
+
+    fn repo() -> (tempfile::TempDir, Repo, ObjectId) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut b = RepoBuilder::init(&dir.path().join("r")).expect("init");
+        b.file("README.md", "readme\n").file("crossaudit.yml", "version: 1\n").file("src/old.py", "1\n");
+        b.commit("base").expect("commit");
+        b.file("NOTES.md", "note\n").file("src/fit.py", "2\n").file("crossaudit.yml", "version: 2\n");
+        b.file("x/TEMPLATE/t.md", "t\n").file("x/a.json", "{}\n");
+        let tip = b.commit("increment").expect("commit");
+        let r = Repo::open(&dir.path().join("r")).expect("open");
+        (dir, r, tip)
+    }
+
+    #[test]
+    fn run_verb_binds_a_top_level_change_alone() {
+        let (_d, r, tip) = repo();
+        let sel = product_run(&r, tip, &Config::default(), Product { v4: true }).expect("run");
+        let keys: Vec<&str> = sel.keys.keys().map(String::as_str).collect();
+        // README.md is not widened in; crossaudit.yml is the loop's own; TEMPLATE is dropped.
+        assert_eq!(keys, ["NOTES.md", "src/fit.py", "src/old.py", "x/a.json"]);
+    }
+
+    #[test]
+    fn increment_is_the_changed_files_minus_the_products_exclusions() {
+        let (_d, r, tip) = repo();
+        let inc = increment(&r, tip, &Config::default(), Product { v4: true }).expect("increment");
+        assert_eq!(inc.files, ["NOTES.md", "src/fit.py", "x/a.json"]);
+        let left: Vec<&str> = inc.excluded.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(left, ["crossaudit.yml", "x/TEMPLATE/t.md"]);
+        let cfg = Config { scope_dirs: Some(vec!["x".into()]), ..Config::default() };
+        let inc = increment(&r, tip, &cfg, Product { v4: true }).expect("increment");
+        assert_eq!(inc.files, ["x/a.json"]);
+    }
+}
