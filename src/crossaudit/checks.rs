@@ -379,7 +379,8 @@ check!(INCREMENT_BOUND, "CV-A713", "increment-unbound", Error, Some("I7"),
            `TEMPLATE` paths, and files outside `scope.dirs` — read from a configuration the increment did not write \
            (paired mode: the audit repository's; local mode: the one at the first parent, with the ledger directory \
            the verifier found). A manifest that binds no file at all (empty, or only `TASK.md`) fails. The message \
-           names every unbound changed file. v1 binds the changes under `experiments/` by rule: CV-A703 checks that.",
+           names every unbound changed file. v1 binds the changes under `experiments/` by rule, which CV-A703 checks; an \
+           empty v1 manifest fails here.",
     why: "I7: \"a verdict that binds less is not a receipt\". The receipt's own `subject.scope` and a configuration the \
           generator can write are not a definition of what was audited: a PASS whose manifest binds only a task file, \
           or a scope that leaves the changed files out, would admit an increment nobody audited.",

@@ -439,8 +439,10 @@ impl Receipt {
         self.v4 = v.pointer(&["audit", "reasoning_effort"]).is_some();
         self.reasoning_effort = self.string(v, &["audit", "reasoning_effort"]);
         for k in ["provider", "vendor", "model", "reasoning_effort"] {
-            if let Some(x) = self.string(v, &["audit", "exchange", k]) {
-                self.exchange_identity.insert(k.to_owned(), x);
+            // Only compared when present as text (CV-A102); the exchange block's shape is the
+            // product's business, not a required field.
+            if let Some(x) = v.pointer(&["audit", "exchange", k]).and_then(Value::as_str) {
+                self.exchange_identity.insert(k.to_owned(), x.to_owned());
             }
         }
         self.audit_repo = self.string(v, &["ledger", "audit_repo"]);

@@ -798,12 +798,22 @@ fn extent_checks(
     failed: &mut Vec<String>,
 ) {
     if r.family == Family::V1 {
-        out.push(res(
-            &INCREMENT_BOUND,
-            Outcome::Inapplicable,
-            subject,
-            "v1 binds the changes under experiments/ by rule, which CV-A703 re-derives",
-        ));
+        out.push(if r.manifest.as_ref().is_some_and(BTreeMap::is_empty) {
+            failed.push("empty manifest".into());
+            res(
+                &INCREMENT_BOUND,
+                Outcome::Failed,
+                subject,
+                "the manifest is empty: a receipt that binds nothing binds no increment",
+            )
+        } else {
+            res(
+                &INCREMENT_BOUND,
+                Outcome::Inapplicable,
+                subject,
+                "v1 binds the changes under experiments/ by rule, which CV-A703 re-derives",
+            )
+        });
         out.push(res(
             &MANIFEST_WITHIN_RULE,
             Outcome::Inapplicable,
