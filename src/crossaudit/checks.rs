@@ -80,7 +80,10 @@ check!(AUDITOR_IDENTITY, "CV-A102", "auditor-identity-mismatch", Error, Some("I1
     "The auditor a receipt declares agrees with its report, its exchange record and the configuration",
     what: "v1: `auditor_model` equals the report's Auditor row (or its offline form) and `raw_exchange.json`'s model. \
            Schema 2: `audit.vendor` is the configured auditor vendor or one of its fallbacks, `isolation.provider` is \
-           `<provider>:<model>`, and the report's auditor row names the same provider, model and vendor.",
+           `<provider>:<model>`, the report's auditor row — exactly `` `<provider>:<model>` (vendor <vendor>; effort \
+           <effort>) `` as the product renders it — names the receipt's provider, model, vendor and (v4) \
+           `audit.reasoning_effort`, each compared whole, and an online exchange record's provider, model, vendor and \
+           reasoning effort equal the receipt's.",
     why: "I7 binds the verdict to the auditor's declared identity; a receipt that names one auditor while its report \
           names another binds nothing.",
     example: "CV-A102 failed cycles/9c60…-r2: receipt auditor openai_compat:gpt-5 but report row says `replay:replay-transcript`",
@@ -414,6 +417,70 @@ check!(PARENT_CHAIN, "CV-A712", "parent-receipt-chain-broken", Error, Some("I7")
     example: "CV-A712 failed cycles/53895ccfd946-r2: parent_receipt 784a78b9… is not the digest of the previous round's receipt (088899d7…)",
     spec: "[specs/crossaudit.md#cv-a712](../../specs/crossaudit.md#cv-a712); formats note §5.6, §12 item 9");
 
+check!(INCREMENT_BOUND, "CV-A713", "increment-unbound", Error, Some("I7"),
+    "Every file the audited increment changed is bound by the receipt",
+    what: "Schema 2: lists the regular files the audited commit added or modified against its first parent (every file \
+           of a root commit; the product advances a cycle only on a child of its active commit, so a later round's \
+           parent is the previous round's commit). Each must be a manifest key bound by digest, except the product's \
+           own files (Constitution, `crossaudit.yml`, `.gitignore`, ledger, state and `.github/` directories), v4 \
+           `TEMPLATE` paths, and files outside `scope.dirs` — read from a configuration the increment did not write \
+           (paired mode: the audit repository's; local mode: the one at the first parent, with the ledger directory \
+           the verifier found). A manifest that binds no file at all (empty, or only `TASK.md`) fails. The message \
+           names every unbound changed file. v1 binds the changes under `experiments/` by rule, which CV-A703 checks; an \
+           empty v1 manifest fails here.",
+    why: "I7: \"a verdict that binds less is not a receipt\". The receipt's own `subject.scope` and a configuration the \
+          generator can write are not a definition of what was audited: a PASS whose manifest binds only a task file, \
+          or a scope that leaves the changed files out, would admit an increment nobody audited.",
+    example: "CV-A713 failed lab/cycles/53895ccfd946-r1: 2 changed file(s) of the increment are not bound: src/fit.py, experiments/x/results.json",
+    spec: "[specs/crossaudit.md#cv-a713](../../specs/crossaudit.md#cv-a713); paper §3.2 I7; formats note §6.2");
+
+check!(RECEIPT_GIVEN_IS_COMMITTED, "CV-A714", "receipt-differs-from-ledger", Error, Some("I7"),
+    "The receipt file given to `crossverify receipt` is the ledger's committed copy",
+    what: "`crossverify receipt FILE` reads FILE's bytes and verifies them — never the ledger's copy in its place. When \
+           the cycle directory the receipt belongs to holds a committed `receipt.json` whose bytes differ, the check \
+           fails naming the SHA-256 of both files. A FILE that does not exist on disk names the committed copy itself.",
+    why: "A gate that is handed one receipt and silently verifies another vouches for bytes nobody gave it; the \
+          receipt a caller acts on must be the one verified.",
+    example: "CV-A714 failed cycles/9c604cba4273-r2: the receipt given (sha256 5be2…) is not the ledger's committed receipt.json (sha256 0f3a…)",
+    spec: "[specs/crossaudit.md#cv-a714](../../specs/crossaudit.md#cv-a714); paper §3.2 I7");
+
+check!(RECEIPT_RECORDED, "CV-A715", "receipt-unrecorded", Warning, Some("I7"),
+    "The receipt given is recorded in the ledger (a receipt outside it is verified but never admissible)",
+    what: "When the receipt given to `crossverify receipt` is not committed in the ledger (the product's `audit` without \
+           `--write-ledger` leaves `report.md`, `checks.json` and `receipt.json` uncommitted in \
+           `<ledger.dir>/<sha12>-r<n>/`), its bindings are still verified, with the cycle's files read from beside it \
+           on disk, and this check reports it unrecorded; admission gains the shortfall `receipt is not recorded in \
+           the ledger`. `ledger.report_commit` is then empty by construction, which CV-A710 does not count against it.",
+    why: "I7 binds the verdict to the ledger commit of its report, and I2 makes the ledger the supervision record: a verdict outside it is not part of the history anyone can re-read, \
+          so it may be inspected but not admitted. Refusing it outright (exit 2) would hide what it binds.",
+    example: "CV-A715 failed cycles/9c604cba4273-r1: the receipt is not recorded in the ledger at 1b8ab94c32da (uncommitted): verified for its bindings, not admissible",
+    spec: "[specs/crossaudit.md#cv-a715](../../specs/crossaudit.md#cv-a715); paper §3.2 I2, I7, I8");
+
+check!(INTEGRITY_STATED, "CV-A716", "integrity-misstated", Error, Some("I7"),
+    "A receipt whose records show an invalid or failed auditor reply does not state integrity OK",
+    what: "Fails a receipt whose `audit_integrity` is `OK` while its own records show the reply was invalid or the \
+           call failed: the report's invalid-reply block (`CA-META-002 — invalid Auditor reply`), \
+           `raw_exchange.json`'s `invalid_reason` (v1), or an `audit.exchange.error` (schema 2). The evidence names the \
+           dialect when the product wrote it so (it keeps `OK` when a deterministic failure or the escalation lock \
+           decided the verdict first, formats §8).",
+    why: "I7 binds the audit's integrity with its verdict, and paper §4.1 says \"the receipt carries the auditor failure in audit_integrity, and admission refuses any receipt \
+          where it is not OK\". An OK over a recorded invalid reply hides an integrity failure from every gate that \
+          reads the receipt alone.",
+    example: "CV-A716 failed cycles/9c604cba4273-r1: audit_integrity is OK but the report records an invalid auditor reply",
+    spec: "[specs/crossaudit.md#cv-a716](../../specs/crossaudit.md#cv-a716); paper §3.2 I3, I7, §4.1; formats note §8");
+
+check!(MANIFEST_WITHIN_RULE, "CV-A717", "manifest-beyond-rule", Error, Some("I7"),
+    "The manifest binds nothing beyond what its declared scope derives at the audited commit",
+    what: "Schema 2: every manifest key must be a path the dialect's rule selects at the audited commit under the \
+           receipt's declared `subject.scope` (the `audit` verb: a blob under a scope prefix, v4 `TASK.md`; \
+           `changed-paths`: a file of a touched directory). An entry outside, even correctly hashed, fails, and so does a \
+           declared scope in which none of the manifest's paths lie. v1 is inapplicable: its runner may diff from the \
+           push's `before` commit, which the ledger does not record.",
+    why: "I7 requires the manifest to be derived by the audit side from the SHA; a manifest padded with files the \
+          declared scope does not hold, or a scope the paths do not lie in, misstates what was audited.",
+    example: "CV-A717 failed cycles/53895ccfd946-r1: 1 manifest entry outside the rule's selection (product audit verb: every blob under scope \"experiments\"): docs/notes.md",
+    spec: "[specs/crossaudit.md#cv-a717](../../specs/crossaudit.md#cv-a717); paper §3.2 I7; formats note §6.2");
+
 check!(ADMISSION, "CV-A801", "receipt-not-admissible", Error, Some("I8"),
     "With --admit: the receipt is valid, current and matching, so the protected action may proceed",
     what: "Replays admission: a receipt binds the commit at all (absent denies); every binding check passed; verdict \
@@ -490,6 +557,11 @@ pub static CHECKS: &[&Check] = &[
     &REPORT_COMMIT_BINDING,
     &REPORT_AGREES,
     &PARENT_CHAIN,
+    &INCREMENT_BOUND,
+    &RECEIPT_GIVEN_IS_COMMITTED,
+    &RECEIPT_RECORDED,
+    &INTEGRITY_STATED,
+    &MANIFEST_WITHIN_RULE,
     &ADMISSION,
     &ADMISSION_RECORDS,
     &ADMISSION_UNOBSERVABLE,

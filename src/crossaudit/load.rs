@@ -104,6 +104,10 @@ pub(crate) struct Cycle {
     pub added_in: Option<(ObjectId, usize)>,
     /// Commit that added `report.md`.
     pub report_added_in: Option<ObjectId>,
+    /// The bytes of the receipt a caller gave, verified instead of the committed blob.
+    pub receipt_given: Option<Vec<u8>>,
+    /// The receipt is not committed in the ledger (CV-A715).
+    pub unrecorded: bool,
 }
 
 impl Cycle {
@@ -237,7 +241,19 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
             Err(_) => (None, None),
         };
-        cycles.push(Cycle { name, path, files, receipt_blob, report, dcl, exchange, added_in, report_added_in });
+        cycles.push(Cycle {
+            name,
+            path,
+            files,
+            receipt_blob,
+            report,
+            dcl,
+            exchange,
+            added_in,
+            report_added_in,
+            receipt_given: None,
+            unrecorded: false,
+        });
     }
     // Ledger order: the order receipts entered the history, then directory name.
     cycles.sort_by(|a, b| {
@@ -470,5 +486,40 @@ fn grows(repo: &Repo, old: ObjectId, new: ObjectId) -> bool {
     match (repo.blob(old), repo.blob(new)) {
         (Ok(a), Ok(b)) => b.starts_with(&a),
         _ => false,
+    }
+}
+
+/// A cycle directory that exists only on disk: what the product's `audit` leaves without
+/// `--write-ledger` (`report.md`, `checks.json`, `receipt.json`, uncommitted). `path` is the
+/// ledger path the receipt belongs at; `receipt` the bytes given.
+pub(crate) fn disk_cycle(dir: &Path, path: String, receipt: Vec<u8>) -> Cycle {
+    let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+    let read = |f: &str| std::fs::read(dir.join(f)).ok();
+    let mut files = BTreeMap::new();
+    // No blob exists for an uncommitted file; the null id marks it present, and nothing reads
+    // a cycle's files through these ids (the records below are read now).
+    let null = ObjectId::null(gix::hash::Kind::Sha1);
+    for f in ["report.md", "checks.json", "raw_exchange.json", "receipt.json"] {
+        if dir.join(f).is_file() {
+            files.insert(f.to_owned(), (EntryKind::File, null));
+        }
+    }
+    let report = read("report.md").map(|b| (Digest::of(&b), report_md::parse(&String::from_utf8_lossy(&b))));
+    let parse_json = |f: &str| read(f).map(|b| json::parse(&b).map_err(|e| format!("{}: {e}", dir.join(f).display())));
+    let dcl = parse_json("checks.json")
+        .map(|r| r.and_then(|v| dcl::parse(&v).map_err(|e| format!("{}: {e}", dir.join("checks.json").display()))));
+    let exchange = parse_json("raw_exchange.json");
+    Cycle {
+        name,
+        path,
+        files,
+        receipt_blob: None,
+        report,
+        dcl,
+        exchange,
+        added_in: None,
+        report_added_in: None,
+        receipt_given: Some(receipt),
+        unrecorded: true,
     }
 }

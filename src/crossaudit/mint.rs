@@ -226,6 +226,10 @@ struct CycleSpec {
     /// audit (an amendment, as the product's `amend` lane commits it).
     #[serde(default)]
     amend: Option<String>,
+    /// The product's `audit` without `--write-ledger` (schema 2): the cycle's files are written
+    /// uncommitted under `<out>/unrecorded/<cycle dir>/`, with an empty `ledger.report_commit`.
+    #[serde(default)]
+    unrecorded: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -949,6 +953,24 @@ impl Minter {
                     self.admit(ci, &identity, &sha)?;
                 }
             }
+            Family::Schema2 if c.unrecorded => {
+                let r = schema2("");
+                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
+                if let Some(m) = self.minted.last_mut() {
+                    m.identity.clone_from(&identity);
+                }
+                let receipt_file = self.tampered(n, "receipt.json", json::python_pretty(&r, true));
+                let where_ = self.out.join("unrecorded").join(&dir);
+                std::fs::create_dir_all(&where_).map_err(|e| self.err(e.to_string()))?;
+                for (name, f) in [("report.md", report_file), ("checks.json", dcl_file), ("receipt.json", receipt_file)]
+                {
+                    if let Some(f) = f {
+                        std::fs::write(where_.join(name), f).map_err(|e| self.err(e.to_string()))?;
+                    }
+                }
+                // The product records the verdict in its controller whether or not it commits.
+                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
+            }
             Family::Schema2 => {
                 let sha12 = &sha[..12];
                 let l = self.ledger();
@@ -1623,6 +1645,7 @@ pub fn synthetic(out: &Path, shape: &Synthetic) -> Result<SyntheticBuilt, Error>
             precedence: None,
             admit: false,
             amend: None,
+            unrecorded: false,
         };
         m.mint_cycle(c.index + 1, &spec)?;
         bound += shape.science.files;

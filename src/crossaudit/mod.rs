@@ -74,9 +74,31 @@ fn full_commit_id(flag: &str, value: Option<&str>) -> Result<(), Error> {
 }
 
 fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
+    run_with(opts, ctx, None).map(|(r, _)| r)
+}
+
+/// The receipt file named on the command line.
+struct Given {
+    /// Its ledger-relative path, when it lies in (or is named relative to) the ledger repository.
+    rel: Option<String>,
+    /// The file on disk and its bytes; `None` names the committed copy.
+    disk: Option<(std::path::PathBuf, Vec<u8>)>,
+}
+
+/// Where the given receipt sits in the run, and how it relates to the ledger's copy.
+struct Placed {
+    idx: usize,
+    /// SHA-256 of the bytes given, when a file was given.
+    given: Option<crate::manifest::Digest>,
+    /// SHA-256 of the committed `receipt.json` of that cycle, when there is one.
+    committed: Option<crate::manifest::Digest>,
+}
+
+fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> Result<(Run, Option<Placed>), Error> {
     full_commit_id("--expect-audit-head", opts.expect_audit_head.as_deref())?;
     full_commit_id("--expect-sha", opts.expect_sha.as_deref())?;
-    let ledger = load::load(opts)?;
+    let mut ledger = load::load(opts)?;
+    let placed = given.map(|g| place(&mut ledger, g, opts)).transpose()?;
     ctx.check()?;
     let hashes = BlobHashes::new();
     let science_shared = ledger.science.clone();
@@ -121,7 +143,79 @@ fn run(opts: &Options, ctx: Ctx<'_>) -> Result<Run, Error> {
     rounds::checks(&ledger, &mut facts, &mut results);
     replay::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
     locate(&ledger, &mut results);
-    Ok(Run { hash_stats: hashes.stats(), ledger, results, facts, groups })
+    Ok((Run { hash_stats: hashes.stats(), ledger, results, facts, groups }, placed))
+}
+
+/// Finds the cycle the given receipt belongs to and makes its bytes the ones verified; a
+/// receipt the ledger does not hold becomes a cycle read from the directory beside it.
+fn place(ledger: &mut load::Ledger, g: &Given, opts: &Options) -> Result<Placed, Error> {
+    let parsed = g.disk.as_ref().and_then(|(_, b)| receipt::Receipt::parse(b).ok());
+    let declared = parsed.as_ref().and_then(|r| match r.family {
+        receipt::Family::Schema2 => r.cycle_path.clone(),
+        receipt::Family::V1 => r.sha.as_ref().map(|sha| {
+            let base = format!("{}/{sha}", ledger.ledger_dir);
+            let rounds = format!("{base}-r{}", r.round.unwrap_or(1));
+            if ledger.cycles.iter().any(|c| c.path == rounds) { rounds } else { base }
+        }),
+    });
+    let dir_path = g.rel.as_ref().map(|r| r.trim_end_matches("/receipt.json").to_owned()).or(declared);
+    let head = verify::short(&ledger.audit_head.to_string());
+    let not_receipt = |what: &str| {
+        Error::Usage(format!(
+            "{what} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {head}, or a receipt file on disk)",
+            opts.audit.display()
+        ))
+    };
+    let shown = g.rel.clone().or_else(|| g.disk.as_ref().map(|(p, _)| p.display().to_string())).unwrap_or_default();
+    let Some(dir_path) =
+        dir_path.filter(|d| g.rel.as_ref().is_none_or(|r| r.ends_with("/receipt.json")) && !d.is_empty())
+    else {
+        return Err(not_receipt(&shown));
+    };
+    let given = g.disk.as_ref().map(|(_, b)| crate::manifest::Digest::of(b));
+    if let Some(idx) = ledger.cycles.iter().position(|c| c.path == dir_path) {
+        let audit = ledger.audit.local();
+        let cycle = &mut ledger.cycles[idx];
+        let committed = match cycle.receipt_blob {
+            Some(id) => Some(audit.record(id, &cycle.file("receipt.json")).map_err(|e| Error::Usage(e.to_string()))?),
+            None => None,
+        };
+        let committed_digest = committed.as_deref().map(crate::manifest::Digest::of);
+        match (&g.disk, committed) {
+            (Some((_, b)), Some(c)) if *b != c => cycle.receipt_given = Some(b.clone()),
+            (Some((_, b)), None) => {
+                cycle.receipt_given = Some(b.clone());
+                cycle.unrecorded = true;
+            }
+            (None, None) => return Err(not_receipt(&shown)),
+            _ => {}
+        }
+        return Ok(Placed { idx, given, committed: committed_digest });
+    }
+    let Some((file, bytes)) = &g.disk else { return Err(not_receipt(&shown)) };
+    let dir = file.parent().unwrap_or(std::path::Path::new("."));
+    ledger.cycles.push(load::disk_cycle(dir, dir_path, bytes.clone()));
+    Ok(Placed { idx: ledger.cycles.len() - 1, given, committed: None })
+}
+
+/// The named receipt: its bytes on disk when the file exists there (as given, or relative to
+/// the ledger repository's working tree), and its ledger-relative path when it has one.
+fn given(repo: &Path, p: &Path) -> Result<Given, Error> {
+    let on_disk = if p.is_file() {
+        Some(p.to_owned())
+    } else if p.is_relative() && repo.join(p).is_file() {
+        Some(repo.join(p))
+    } else {
+        None
+    };
+    let disk = on_disk
+        .map(|f| std::fs::read(&f).map(|b| (f.clone(), b)).map_err(|e| Error::Usage(format!("{}: {e}", f.display()))))
+        .transpose()?;
+    let rel = match &disk {
+        Some((f, _)) => ledger_relative(repo, f)?,
+        None => ledger_relative(repo, p)?,
+    };
+    Ok(Given { rel, disk })
 }
 
 /// Gives every result about a cycle that names no file the ledger file it judged, read at the
@@ -530,21 +624,16 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
 /// When the repositories cannot be opened, or the receipt is not a cycle directory's
 /// `receipt.json` in the ledger repository (exit 2).
 pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
-    let rel = receipt_path.map(|p| ledger_relative(&opts.audit, p)).transpose()?;
-    if rel.is_none() && opts.expect_sha.is_none() {
+    let given = receipt_path.map(|p| given(&opts.audit, p)).transpose()?;
+    if given.is_none() && opts.expect_sha.is_none() {
         return Err(Error::Usage(
             "name the receipt, or give --expect-sha to verify the latest receipt of that commit".into(),
         ));
     }
-    let run = run(opts, ctx)?;
+    let (run, placed) = run_with(opts, ctx, given.as_ref())?;
     let head = verify::short(&run.ledger.audit_head.to_string());
-    let idx = match &rel {
-        Some(rel) => run.ledger.cycles.iter().position(|c| c.file("receipt.json") == *rel).ok_or_else(|| {
-            Error::Usage(format!(
-                "{rel} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {head})",
-                opts.audit.display()
-            ))
-        })?,
+    let idx = match &placed {
+        Some(p) => p.idx,
         // The latest receipt in ledger order that binds the expected commit.
         None => {
             let sha = opts.expect_sha.as_deref().unwrap_or_default();
@@ -567,7 +656,8 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     };
     let rel = run.ledger.cycles[idx].file("receipt.json");
     let cycle = &run.ledger.cycles[idx];
-    let a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx], opts.consumed.as_ref());
+    let mut a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx], opts.consumed.as_ref());
+    let given_results = placed.as_ref().map(|p| given_checks(cycle, p, &head, &mut a)).unwrap_or_default();
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, &run.ledger);
     report.input("receipt", rel.clone());
@@ -586,6 +676,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
             })
             .cloned(),
     );
+    report.results.extend(given_results);
     if let Some(r) = &run.facts[idx].receipt {
         report.input("receiptFileSha256", r.file_sha256.hex());
         report.input("receiptCanonicalSha256", r.canonical_sha256.hex());
@@ -626,6 +717,64 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     Ok(report)
 }
 
+/// CV-A714 and CV-A715 for the receipt the caller named; a receipt that is not the ledger's
+/// committed copy, or not in the ledger at all, is not admissible.
+fn given_checks(cycle: &load::Cycle, p: &Placed, head: &str, a: &mut Admission) -> Vec<CheckResult> {
+    let subject = cycle.path.as_str();
+    let hex = |d: &crate::manifest::Digest| d.hex();
+    let mut out = Vec::new();
+    let mut deny = Vec::new();
+    out.push(match (&p.given, &p.committed) {
+        (Some(g), Some(c)) if g != c => {
+            let msg = format!(
+                "the receipt given (sha256 {}) is not the ledger's committed {} (sha256 {}): the bytes given are the ones verified",
+                hex(g),
+                cycle.file("receipt.json"),
+                hex(c)
+            );
+            deny.push(format!("the receipt given differs from the ledger's committed copy (sha256 {} ≠ {})", verify::short(&hex(g)), verify::short(&hex(c))));
+            CheckResult::new(&checks::RECEIPT_GIVEN_IS_COMMITTED, Outcome::Failed, subject, msg)
+                .with("givenSha256", hex(g))
+                .with("committedSha256", hex(c))
+        }
+        (Some(g), Some(_)) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Passed,
+            subject,
+            format!("the receipt given is byte for byte the ledger's committed copy (sha256 {})", verify::short(&hex(g))),
+        ),
+        (None, Some(c)) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Passed,
+            subject,
+            format!("no file on disk: the committed copy (sha256 {}) is the receipt named", verify::short(&hex(c))),
+        ),
+        (_, None) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Inapplicable,
+            subject,
+            "the ledger holds no committed copy of this receipt (CV-A715)",
+        ),
+    });
+    out.push(if cycle.unrecorded {
+        deny.push("receipt is not recorded in the ledger".to_owned());
+        CheckResult::new(
+            &checks::RECEIPT_RECORDED,
+            Outcome::Failed,
+            subject,
+            format!("the receipt is not recorded in the ledger at {head} (uncommitted): verified for its bindings, not admissible"),
+        )
+    } else {
+        CheckResult::new(&checks::RECEIPT_RECORDED, Outcome::Passed, subject, format!("recorded in the ledger at {head}"))
+    });
+    if !deny.is_empty() {
+        a.shortfalls.splice(0..0, deny);
+        a.ready = false;
+        a.reason = format!("not admissible: {}", a.shortfalls[0]);
+    }
+    out
+}
+
 /// The `receipt --admit` report when no receipt binds the expected commit (I8 deny class
 /// "absent").
 fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String) -> Report {
@@ -645,26 +794,20 @@ fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String)
     report
 }
 
-/// The receipt's path relative to the ledger repository's root.
-fn ledger_relative(repo: &Path, receipt: &Path) -> Result<String, Error> {
+/// The receipt's path relative to the ledger repository's root; `None` for a file outside it
+/// (located by the cycle path it declares).
+fn ledger_relative(repo: &Path, receipt: &Path) -> Result<Option<String>, Error> {
     let to_str = |p: &Path| {
         p.to_str()
             .map(|s| s.replace('\\', "/"))
             .ok_or_else(|| Error::Usage(format!("{}: path is not UTF-8", p.display())))
     };
     if receipt.is_relative() && !receipt.exists() {
-        return to_str(receipt);
+        return to_str(receipt).map(Some);
     }
     let abs = std::fs::canonicalize(receipt).map_err(|e| Error::Usage(format!("{}: {e}", receipt.display())))?;
     let root = std::fs::canonicalize(repo).map_err(|e| Error::Usage(format!("{}: {e}", repo.display())))?;
-    let rel = abs.strip_prefix(&root).map_err(|_| {
-        Error::Usage(format!(
-            "{} is not inside the ledger repository {}; give its path relative to that repository",
-            receipt.display(),
-            repo.display()
-        ))
-    })?;
-    to_str(rel)
+    abs.strip_prefix(&root).ok().map(to_str).transpose()
 }
 
 /// The description of the demo ledger that ships inside the binary.

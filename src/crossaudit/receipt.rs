@@ -108,6 +108,11 @@ pub struct Receipt {
     pub isolation: Option<Isolation>,
     /// Schema-2 `audit.reasoning_effort` present (product 4.x).
     pub v4: bool,
+    /// Schema-2 `audit.reasoning_effort` (product 4.x).
+    pub reasoning_effort: Option<String>,
+    /// Schema-2 `audit.exchange` identity fields an online run records (`provider`, `vendor`,
+    /// `model`, `reasoning_effort`).
+    pub exchange_identity: BTreeMap<String, String>,
     /// Structural problems, in reference order; each is a `receipt-malformed` failure.
     pub problems: Vec<String>,
     /// Manifest keys that are not repository paths (never looked up in a tree).
@@ -302,6 +307,8 @@ impl Receipt {
             install_mode: None,
             isolation: None,
             v4: false,
+            reasoning_effort: None,
+            exchange_identity: BTreeMap::new(),
             problems: Vec::new(),
             bad_keys: std::collections::BTreeSet::new(),
         };
@@ -434,6 +441,14 @@ impl Receipt {
         self.exchange_mode = self.string(v, &["audit", "exchange", "mode"]);
         self.exchange_error = v.pointer(&["audit", "exchange", "error"]).is_some();
         self.v4 = v.pointer(&["audit", "reasoning_effort"]).is_some();
+        self.reasoning_effort = self.string(v, &["audit", "reasoning_effort"]);
+        for k in ["provider", "vendor", "model", "reasoning_effort"] {
+            // Only compared when present as text (CV-A102); the exchange block's shape is the
+            // product's business, not a required field.
+            if let Some(x) = v.pointer(&["audit", "exchange", k]).and_then(Value::as_str) {
+                self.exchange_identity.insert(k.to_owned(), x.to_owned());
+            }
+        }
         self.audit_repo = self.string(v, &["ledger", "audit_repo"]);
         self.report_commit = self.string(v, &["ledger", "report_commit"]);
         self.cycle_path = self.string(v, &["ledger", "cycle_path"]);

@@ -165,33 +165,35 @@ pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> 
 /// Unreadable commits or trees.
 pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> Result<Selection, git::Error> {
     let (changes, _) = changes_vs_first_parent(repo, commit)?;
-    let ledger = cfg.ledger_dir().trim_matches('/');
-    let state = cfg.state_dir().trim_matches('/');
-    let own = |path: &str| {
-        path == cfg.constitution()
-            || path == "crossaudit.yml"
-            || path == ".gitignore"
-            || under(path.into(), ledger)
-            || under(path.into(), state)
-            || under(path.into(), ".github")
-    };
+    let own = |path: &str| own_file(cfg, path);
     let in_dirs = |path: &str| match &cfg.scope_dirs {
         Some(dirs) => dirs.iter().any(|d| path.split('/').next() == Some(d.trim_matches('/'))),
         None => true,
     };
     let mut touched_dirs = BTreeSet::new();
+    let mut root_files = Vec::new();
     for c in &changes {
         let path = c.path.to_str_lossy();
         if own(&path) || !in_dirs(&path) || (p.v4 && !template_free(&path)) {
             continue;
         }
-        touched_dirs.insert(parent_dir(&path).to_owned());
+        // The product widens only real directories (`enclose` drops "."): a changed file at
+        // the top level is bound alone, not with every other top-level file.
+        match parent_dir(&path) {
+            "" => root_files.extend(c.new.filter(|(k, _)| k.is_file()).map(|(_, id)| (path.clone().into_owned(), id))),
+            dir => {
+                touched_dirs.insert(dir.to_owned());
+            }
+        }
     }
     let tree = repo.commit(commit)?.tree;
     let mut sel = Selection {
         rule: "product run verb: changed paths widened to their directories".into(),
         ..Selection::default()
     };
+    for (path, id) in root_files {
+        sel.keys.insert(path, Expect::File(id));
+    }
     for dir in &touched_dirs {
         let listing = if dir.is_empty() {
             repo.tree_children(tree)?
@@ -223,6 +225,66 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
     }
     add_task(repo, tree, p, &mut sel)?;
     Ok(sel)
+}
+
+/// The loop's own files, which the product's `run` verb never binds (`cmd_run`'s `own` and
+/// `prefix_own`, product 4.14 `cli/main.py`).
+fn own_file(cfg: &Config, path: &str) -> bool {
+    let ledger = cfg.ledger_dir().trim_matches('/');
+    let state = cfg.state_dir().trim_matches('/');
+    path == cfg.constitution()
+        || path == "crossaudit.yml"
+        || path == ".gitignore"
+        || under(path.into(), ledger)
+        || under(path.into(), state)
+        || under(path.into(), ".github")
+}
+
+/// What an increment changed, and which of its changed files the product legitimately leaves
+/// unbound.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Increment {
+    /// Regular files the audited commit added or modified against its first parent (every
+    /// file of a root commit): each must be bound.
+    pub files: Vec<String>,
+    /// Changed files left out, with the rule that leaves them out.
+    pub excluded: Vec<(String, &'static str)>,
+}
+
+/// The increment of an audited commit: its regular files changed against the first parent.
+/// The product only advances a cycle on a child of its active commit (`open_or_advance`), so
+/// for a later round the first parent is the previous round's commit; a same-commit re-audit
+/// has the same increment as its first round. `cfg` must be a configuration the increment did
+/// not write (paired mode: the audit repository's; local mode: the one at the first parent).
+///
+/// # Errors
+/// Unreadable commits or trees.
+pub fn increment(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> Result<Increment, git::Error> {
+    let (changes, _) = changes_vs_first_parent(repo, commit)?;
+    let mut inc = Increment::default();
+    for c in changes {
+        let Some((kind, _)) = c.new else { continue };
+        if !kind.is_file() {
+            continue;
+        }
+        let path = c.path.to_str_lossy().into_owned();
+        let why = if own_file(cfg, &path) {
+            Some("the loop's own file (constitution, crossaudit.yml, .gitignore, ledger, state or .github)")
+        } else if p.v4 && !template_free(&path) {
+            Some("a TEMPLATE scaffold path (product 4.x)")
+        } else if let Some(dirs) = &cfg.scope_dirs
+            && !dirs.iter().any(|d| path.split('/').next() == Some(d.trim_matches('/')))
+        {
+            Some("outside the configured scope.dirs")
+        } else {
+            None
+        };
+        match why {
+            Some(w) => inc.excluded.push((path, w)),
+            None => inc.files.push(path),
+        }
+    }
+    Ok(inc)
 }
 
 fn add_task(repo: &Repo, tree: ObjectId, p: Product, sel: &mut Selection) -> Result<(), git::Error> {
@@ -262,4 +324,43 @@ pub fn unbound(
         .map(|e| git::display_path(e.path.as_bstr()))
         .filter(|p| !bound.contains(p) && !sel.keys.contains_key(p))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::RepoBuilder;
+
+    fn repo() -> (tempfile::TempDir, Repo, ObjectId) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut b = RepoBuilder::init(&dir.path().join("r")).expect("init");
+        b.file("README.md", "readme\n").file("crossaudit.yml", "version: 1\n").file("src/old.py", "1\n");
+        b.commit("base").expect("commit");
+        b.file("NOTES.md", "note\n").file("src/fit.py", "2\n").file("crossaudit.yml", "version: 2\n");
+        b.file("x/TEMPLATE/t.md", "t\n").file("x/a.json", "{}\n");
+        let tip = b.commit("increment").expect("commit");
+        let r = Repo::open(&dir.path().join("r")).expect("open");
+        (dir, r, tip)
+    }
+
+    #[test]
+    fn run_verb_binds_a_top_level_change_alone() {
+        let (_d, r, tip) = repo();
+        let sel = product_run(&r, tip, &Config::default(), Product { v4: true }).expect("run");
+        let keys: Vec<&str> = sel.keys.keys().map(String::as_str).collect();
+        // README.md is not widened in; crossaudit.yml is the loop's own; TEMPLATE is dropped.
+        assert_eq!(keys, ["NOTES.md", "src/fit.py", "src/old.py", "x/a.json"]);
+    }
+
+    #[test]
+    fn increment_is_the_changed_files_minus_the_products_exclusions() {
+        let (_d, r, tip) = repo();
+        let inc = increment(&r, tip, &Config::default(), Product { v4: true }).expect("increment");
+        assert_eq!(inc.files, ["NOTES.md", "src/fit.py", "x/a.json"]);
+        let left: Vec<&str> = inc.excluded.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(left, ["crossaudit.yml", "x/TEMPLATE/t.md"]);
+        let cfg = Config { scope_dirs: Some(vec!["x".into()]), ..Config::default() };
+        let inc = increment(&r, tip, &cfg, Product { v4: true }).expect("increment");
+        assert_eq!(inc.files, ["x/a.json"]);
+    }
 }

@@ -64,6 +64,8 @@ pub(crate) struct Prepared {
     /// Entry at the commit (kind, blob) of each manifest key in key order; `None` when absent.
     pub entries: Vec<Option<(EntryKind, ObjectId)>>,
     pub unbound: Vec<String>,
+    /// Schema 2: the files the increment changed (CV-A713).
+    pub increment: Option<Result<scope::Increment, String>>,
 }
 
 fn read_config(repo: &Repo, commit: ObjectId) -> Option<Result<Config, String>> {
@@ -94,6 +96,7 @@ fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cycle: &Cycle,
             selection: None,
             entries: Vec::new(),
             unbound: Vec::new(),
+            increment: None,
         });
     };
     let tree = repo.commit(id).ok().map(|c| c.tree);
@@ -130,7 +133,31 @@ fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cycle: &Cycle,
         }
         _ => Vec::new(),
     };
-    Some(Prepared { commit, tree, config, selection, entries, unbound })
+    let increment = (r.family == Family::Schema2).then(|| {
+        let cfg = trusted_config(ledger, repo, id, config.as_ref());
+        scope::increment(repo, id, &cfg, product).map_err(|e| e.to_string())
+    });
+    Some(Prepared { commit, tree, config, selection, entries, unbound, increment })
+}
+
+/// The configuration that may narrow what an increment must bind: one the increment did not
+/// write. Paired mode keeps it in the audit repository; local mode keeps it in the audited
+/// tree itself, so the one at the first parent is used, with the ledger directory the verifier
+/// found (a configuration cannot declare the science directory to be the ledger).
+fn trusted_config(ledger: &Ledger, repo: &Repo, id: ObjectId, paired: Option<&Result<Config, String>>) -> Config {
+    if !ledger.local {
+        return match paired {
+            Some(Ok(c)) => c.clone(),
+            _ => Config::default(),
+        };
+    }
+    let parent = repo.commit(id).ok().and_then(|c| c.parents.first().copied());
+    let mut cfg = match parent.and_then(|p| read_config(repo, p)) {
+        Some(Ok(c)) => c,
+        _ => Config::default(),
+    };
+    cfg.ledger_dir = Some(ledger.ledger_dir.clone());
+    cfg
 }
 
 /// Finds every manifest key in the tree. A selection that already listed the tree answers
@@ -230,9 +257,13 @@ pub(crate) fn check_cycle(
     }
 
     // Parsing.
-    let parsed = cycle.receipt_blob.map(|id| {
+    let bytes = match &cycle.receipt_given {
+        Some(b) => Some(Ok(b.clone())),
+        None => cycle.receipt_blob.map(|id| audit.record(id, &cycle.file("receipt.json"))),
+    };
+    let parsed = bytes.map(|read| {
         let file = cycle.file("receipt.json");
-        match audit.record(id, &file) {
+        match read {
             Ok(bytes) => Receipt::parse(&bytes)
                 .map_err(|e| (matches!(e, super::receipt::ParseError::Json(_)), format!("{file}: {e}"))),
             Err(e) => Err((false, e.to_string())),
@@ -325,6 +356,7 @@ pub(crate) fn check_cycle(
     let prep = prepared.as_ref();
     let config = prep.and_then(|p| p.config.clone());
     science_checks(ctx, receipt, prep, science, buf, subject, &mut out, &mut binding_failed);
+    extent_checks(receipt, prep, subject, &mut out, &mut binding_failed);
 
     // Report binding and agreement.
     match (&cycle.report, &receipt.report_sha256) {
@@ -792,6 +824,182 @@ fn science_checks(
     });
 }
 
+/// CV-A713 and CV-A717: the manifest binds the whole increment, and nothing beyond what its
+/// declared scope derives.
+fn extent_checks(
+    r: &Receipt,
+    prep: Option<&Prepared>,
+    subject: &str,
+    out: &mut Vec<CheckResult>,
+    failed: &mut Vec<String>,
+) {
+    if r.family == Family::V1 {
+        out.push(if r.manifest.as_ref().is_some_and(BTreeMap::is_empty) {
+            failed.push("empty manifest".into());
+            res(
+                &INCREMENT_BOUND,
+                Outcome::Failed,
+                subject,
+                "the manifest is empty: a receipt that binds nothing binds no increment",
+            )
+        } else {
+            res(
+                &INCREMENT_BOUND,
+                Outcome::Inapplicable,
+                subject,
+                "v1 binds the changes under experiments/ by rule, which CV-A703 re-derives",
+            )
+        });
+        out.push(res(
+            &MANIFEST_WITHIN_RULE,
+            Outcome::Inapplicable,
+            subject,
+            "the v1 runner may diff from the push's `before` commit, which the ledger does not record",
+        ));
+        return;
+    }
+    let Some(manifest) = &r.manifest else { return };
+    let Some(prep) = prep.filter(|p| p.commit.is_ok()) else {
+        for c in [&INCREMENT_BOUND, &MANIFEST_WITHIN_RULE] {
+            out.push(res(
+                c,
+                Outcome::CantTell,
+                subject,
+                "the audited commit is not available from a science repository",
+            ));
+        }
+        return;
+    };
+    let mut fail = |out: &mut Vec<CheckResult>, c: &Check, msg: String, ev: Vec<String>| {
+        failed.push(msg.clone());
+        out.push(res(c, Outcome::Failed, subject, msg).with("paths", ev));
+    };
+    match &prep.increment {
+        Some(Ok(inc)) => {
+            let bound: BTreeSet<&str> = manifest
+                .iter()
+                .filter(|(k, v)| *v != "ABSENT" && !r.bad_keys.contains(*k))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            let unbound: Vec<String> = inc.files.iter().filter(|f| !bound.contains(f.as_str())).cloned().collect();
+            let files_bound = bound.iter().filter(|k| !(r.v4 && **k == "TASK.md")).count();
+            if files_bound == 0 {
+                let only = if bound.is_empty() { "nothing" } else { "only TASK.md" };
+                fail(
+                    out,
+                    &INCREMENT_BOUND,
+                    format!("the manifest binds {only}: a receipt that binds no file binds no increment"),
+                    Vec::new(),
+                );
+            }
+            if !unbound.is_empty() {
+                fail(
+                    out,
+                    &INCREMENT_BOUND,
+                    format!("{} changed file(s) of the increment are not bound: {}", unbound.len(), unbound.join(", ")),
+                    unbound,
+                );
+            } else if files_bound > 0 {
+                let excluded: Vec<String> = inc.excluded.iter().map(|(p, w)| format!("{p} ({w})")).collect();
+                out.push(
+                    res(
+                        &INCREMENT_BOUND,
+                        Outcome::Passed,
+                        subject,
+                        format!(
+                            "binds all {} changed file(s) of the increment ({} left out by the product's rules)",
+                            inc.files.len(),
+                            excluded.len()
+                        ),
+                    )
+                    .with("excluded", excluded),
+                );
+            }
+        }
+        Some(Err(e)) => out.push(res(&INCREMENT_BOUND, Outcome::CantTell, subject, e.clone())),
+        None => {}
+    }
+    match &prep.selection {
+        Some(Ok(sel)) => {
+            let keys: Vec<&String> = manifest.keys().filter(|k| !r.bad_keys.contains(*k)).collect();
+            let extra: Vec<String> =
+                keys.iter().filter(|k| !sel.keys.contains_key(k.as_str())).map(|k| (*k).clone()).collect();
+            if extra.is_empty() {
+                out.push(res(
+                    &MANIFEST_WITHIN_RULE,
+                    Outcome::Passed,
+                    subject,
+                    format!("every entry is selected by the rule ({})", sel.rule),
+                ));
+            } else {
+                let none_inside = extra.len() == keys.len();
+                fail(
+                    out,
+                    &MANIFEST_WITHIN_RULE,
+                    format!(
+                        "{} manifest entr{} outside the rule's selection ({}){}: {}",
+                        extra.len(),
+                        if extra.len() == 1 { "y" } else { "ies" },
+                        sel.rule,
+                        if none_inside { "; none of the manifest's paths lies in the declared scope" } else { "" },
+                        extra.join(", ")
+                    ),
+                    extra,
+                );
+            }
+        }
+        Some(Err(e)) => out.push(res(&MANIFEST_WITHIN_RULE, Outcome::CantTell, subject, e.clone())),
+        None => out.push(res(
+            &MANIFEST_WITHIN_RULE,
+            Outcome::CantTell,
+            subject,
+            "the receipt names no scope the selection rule could use",
+        )),
+    }
+}
+
+/// CV-A716: an integrity of OK over a reply the records show invalid, or a failed call.
+fn integrity_check(
+    r: &Receipt,
+    recorded_invalid: Option<&str>,
+    dcl_blockers: usize,
+    subject: &str,
+    out: &mut Vec<CheckResult>,
+) {
+    let Some(integrity) = r.integrity.as_deref() else { return };
+    let failed_call = r.family == Family::Schema2 && r.exchange_error;
+    let why = recorded_invalid
+        .map(str::to_owned)
+        .or_else(|| failed_call.then(|| "the auditor call failed (audit.exchange.error)".to_owned()));
+    match why {
+        Some(why) if integrity == "OK" => {
+            let verdict = r.verdict.as_deref().unwrap_or("");
+            let mut result = res(
+                &INTEGRITY_STATED,
+                Outcome::Failed,
+                subject,
+                format!("audit_integrity is OK but the records show an invalid auditor reply: {why}"),
+            );
+            if r.family == Family::Schema2 && ((verdict == "BLOCKED" && dcl_blockers > 0) || verdict == "ESCALATE") {
+                result = result.with(
+                    "dialect",
+                    "product (v2/v4): integrity stays OK when the deterministic layer or the escalation lock decided the verdict first (formats §8); the paper requires the failure in audit_integrity",
+                );
+            }
+            out.push(result);
+        }
+        Some(_) => out.push(res(
+            &INTEGRITY_STATED,
+            Outcome::Passed,
+            subject,
+            format!("the recorded invalid reply is stated as {integrity}"),
+        )),
+        None => {
+            out.push(res(&INTEGRITY_STATED, Outcome::Passed, subject, "no invalid reply or failed call is recorded"))
+        }
+    }
+}
+
 /// When a digest equals SHA-256 of the first 512 KiB only, say so (the product truncates).
 fn truncated_match(repo: &Repo, id: ObjectId, want: &str) -> Option<String> {
     const LIMIT: usize = 524_288;
@@ -967,6 +1175,15 @@ fn report_commit_check(
                 failed.push(msg.clone());
                 out.push(res(&REPORT_COMMIT_BINDING, Outcome::Failed, subject, msg));
             };
+            if rc.is_empty() && cycle.unrecorded {
+                out.push(res(
+                    &REPORT_COMMIT_BINDING,
+                    Outcome::Inapplicable,
+                    subject,
+                    "the receipt is not recorded in the ledger (CV-A715): its report has no ledger commit to bind",
+                ));
+                return;
+            }
             if rc.is_empty() {
                 fail("ledger.report_commit is empty: the report's ledger commit is not bound".into());
                 return;
@@ -1127,6 +1344,7 @@ fn content_checks(
     let off_vocabulary = findings.iter().any(|f| f.0 != "BLOCKER" && f.0 != "ADVISORY");
     let recorded_invalid = integrity_invalid || report_invalid.is_some() || exchange_invalid.is_some();
     let invalid = recorded_invalid || off_vocabulary;
+    integrity_check(r, report_invalid.as_deref().or(exchange_invalid.as_deref()), blockers, subject, out);
     let offline = match r.family {
         Family::V1 => {
             exchange.is_some_and(|e| e.get("endpoint").is_some_and(crate::json::Value::is_null) && !invalid)
@@ -1337,6 +1555,46 @@ fn content_checks(
     });
 }
 
+/// The product's report row is exactly `` `<provider>:<model>` (vendor <vendor>; effort
+/// <effort>) `` (`render_report`, product 4.14 `auditor/run.py`); each part must equal the
+/// receipt's own declaration, not merely occur somewhere in the row.
+fn auditor_row_problems(r: &Receipt, row: &str) -> Vec<String> {
+    let (p, m, v) = (
+        r.provider.as_deref().unwrap_or_default(),
+        r.auditor_model.as_deref().unwrap_or_default(),
+        r.auditor_vendor.as_deref().unwrap_or_default(),
+    );
+    let parsed = row.strip_prefix('`').and_then(|rest| rest.split_once("` (")).and_then(|(id, tail)| {
+        let inner = tail.strip_suffix(')')?;
+        let (vendor, effort) = match inner.split_once("; effort ") {
+            Some((vv, e)) => (vv, Some(e)),
+            None => (inner, None),
+        };
+        Some((id, vendor.strip_prefix("vendor ")?, effort))
+    });
+    let Some((id, vendor, effort)) = parsed else {
+        return vec![format!("the report's auditor row {row:?} is not `provider:model` (vendor …; effort …)")];
+    };
+    let mut out = Vec::new();
+    if id != format!("{p}:{m}") {
+        out.push(format!("receipt auditor {p}:{m} but the report's auditor row names {id}"));
+    }
+    if vendor != v {
+        out.push(format!("receipt auditor vendor {v:?} but the report's auditor row says vendor {vendor:?}"));
+    }
+    match (effort, r.reasoning_effort.as_deref()) {
+        (Some(e), Some(want)) if e != want => {
+            out.push(format!("receipt reasoning effort {want:?} but the report's auditor row says effort {e:?}"))
+        }
+        (Some(e), None) if r.v4 => out.push(format!("the report's auditor row says effort {e:?}, the receipt none")),
+        (None, Some(want)) => {
+            out.push(format!("receipt reasoning effort {want:?} but the report's auditor row states none"))
+        }
+        _ => {}
+    }
+    out
+}
+
 fn norm_vendor(v: &str) -> String {
     v.trim().to_lowercase()
 }
@@ -1470,10 +1728,22 @@ fn identity_checks(
             {
                 problems.push(format!("isolation.provider {ip:?} is not {p}:{m}"));
             }
-            if let Some(row) = report.and_then(|rep| rep.auditor.clone())
-                && (!row.contains(&format!("`{p}:{m}`")) || !row.contains(&format!("vendor {v}")))
+            if let Some(row) = report.and_then(|rep| rep.auditor.clone()) {
+                problems.extend(auditor_row_problems(r, &row));
+            }
+            for (k, want) in [("provider", &p), ("model", &m), ("vendor", &v)] {
+                if let Some(x) = r.exchange_identity.get(k)
+                    && x != want
+                {
+                    problems.push(format!("audit.exchange.{k} {x:?} differs from audit.{k} {want:?}"));
+                }
+            }
+            if let (Some(x), Some(want)) = (r.exchange_identity.get("reasoning_effort"), &r.reasoning_effort)
+                && x != want
             {
-                problems.push(format!("receipt auditor {p}:{m} (vendor {v}) but the report's auditor row says {row}"));
+                problems.push(format!(
+                    "audit.exchange.reasoning_effort {x:?} differs from audit.reasoning_effort {want:?}"
+                ));
             }
             if let Some(Ok(cfg)) = config {
                 let allowed: BTreeSet<String> =
