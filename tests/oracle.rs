@@ -21,6 +21,7 @@ mod tools;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 use oracle::{Decision, Verdict};
@@ -212,7 +213,7 @@ fn differential_tamper_harness() {
     let table = agreement_table(&rows);
     let path = tools::artifacts().join("oracle-agreement.md");
     std::fs::write(&path, &table).expect("write oracle-agreement.md");
-    println!("{table}");
+    let _ = writeln!(std::io::stderr(), "{table}");
     let observed: Vec<&Row> = rows.iter().filter(|r| r.product.decision != r.crossverify.decision).collect();
     let update = std::env::var_os("CROSSVERIFY_UPDATE_ORACLE").is_some_and(|v| !v.is_empty());
     if update {
