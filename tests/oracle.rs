@@ -286,6 +286,12 @@ fn agreement_table(rows: &[Row]) -> String {
             cell(&r.crossverify.detail)
         );
     }
+    // Not failures of this test: mutations neither tool refuses, for the reader to judge (some are
+    // benign, such as a reworded commit message; the rest are forgeries both verifiers miss).
+    t.push_str("\n## Accepted by both\n\n");
+    for r in rows.iter().filter(|r| r.product.decision == Decision::Accept && r.crossverify.decision == Decision::Accept) {
+        let _ = writeln!(t, "- {} ({})", r.id, r.class);
+    }
     t
 }
 
