@@ -353,6 +353,26 @@ def local_escalate(work: Path) -> tuple[Case, str]:
                "meets the escalation lock and writes an attempt folder <sha>-r1.2")
 
 
+def local_interrupted(work: Path) -> tuple[Case, str]:
+    c = Case("local-interrupted-reattempt", work)
+    r1 = science_commit(c, "add water dimer increment", increment(GOOD_INPUTS))
+    state = c.audit.path / ".crossaudit/state.json"
+    before = state.read_bytes() if state.exists() else None
+    c.audit_sha(r1, [PASS], expect=0)
+    # The round dies after its report commit and before its receipt commit: the ledger keeps
+    # the report, the controller never recorded a verdict. The product's own re-run then takes
+    # the attempt folder <sha>-r1.2 (cmd_audit: "while ledger.exists()").
+    c.audit.git("reset", "-q", "--hard", "HEAD~1")
+    c.receipts.pop()
+    if before is None:
+        state.unlink()
+    else:
+        state.write_bytes(before)
+    c.audit_sha(r1, [PASS], expect=0)
+    return c, ("local mode: a round interrupted between its report and receipt commits, then "
+               "re-run: cycles/<sha>-r1 holds only report.md, cycles/<sha>-r1.2 the whole round")
+
+
 def local_dispute(work: Path) -> tuple[Case, str]:
     c = Case("local-dispute", work)
     r1 = science_commit(c, "add water dimer increment", increment(GOOD_INPUTS))
@@ -392,7 +412,7 @@ def local_openai_ok(work: Path) -> tuple[Case, str]:
                "(admission-ready while the controller state exists)")
 
 
-CASES = [local_audit_multiround, local_run_deletion, local_escalate, local_dispute,
+CASES = [local_audit_multiround, local_run_deletion, local_escalate, local_interrupted, local_dispute,
          paired_multiround, paired_escalation_lock, local_openai_ok]
 
 
