@@ -25,8 +25,8 @@ use std::io::Write as _;
 use std::path::Path;
 
 use oracle::{Decision, Verdict};
-use sha2::Digest as _;
 use serde_json::{Value, json};
+use sha2::Digest as _;
 
 fn product_or_skip() -> bool {
     tools::require("the CrossAudit 4.14.0 product (target/oracle/crossaudit)", oracle::product()).is_some()
@@ -278,7 +278,11 @@ fn run_case(case: &mutate::Case) -> Row {
     let co = oracle::checkout(&case.base, dir.path());
     let target = (case.apply)(&co);
     let (product, _) = oracle::product_verify(&co, &target.receipt, &target.expect_sha);
-    let crossverify = oracle::crossverify_verify(&co, &target.receipt, &target.expect_sha);
+    let crossverify = if target.whole_ledger {
+        oracle::crossverify_ledger(&co)
+    } else {
+        oracle::crossverify_verify(&co, &target.receipt, &target.expect_sha)
+    };
     Row { id: case.id.clone(), class: case.class.clone(), product, crossverify }
 }
 
@@ -312,7 +316,9 @@ fn agreement_table(rows: &[Row]) -> String {
     // Not failures of this test: mutations neither tool refuses, for the reader to judge (some are
     // benign, such as a reworded commit message; the rest are forgeries both verifiers miss).
     t.push_str("\n## Accepted by both\n\n");
-    for r in rows.iter().filter(|r| r.product.decision == Decision::Accept && r.crossverify.decision == Decision::Accept) {
+    for r in
+        rows.iter().filter(|r| r.product.decision == Decision::Accept && r.crossverify.decision == Decision::Accept)
+    {
         let _ = writeln!(t, "- {} ({})", r.id, r.class);
     }
     t

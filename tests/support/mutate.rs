@@ -15,6 +15,8 @@ use crate::oracle::{self, Checkout};
 pub struct Target {
     pub receipt: String,
     pub expect_sha: String,
+    /// crossverify decides on the whole ledger: the mutated record lives beside the receipt.
+    pub whole_ledger: bool,
 }
 
 type Apply = Box<dyn Fn(&Checkout) -> Target + Send + Sync>;
@@ -53,13 +55,14 @@ fn base(ledgers: &Value, name: &str, index: isize) -> Base {
 fn push(out: &mut Vec<Case>, b: &Base, id: &str, class: &str, f: impl Fn(&Checkout, &Base) + Send + Sync + 'static) {
     let b2 = b.clone();
     let label = b.case["case"].as_str().expect("case").to_owned();
+    let class = class.to_owned();
     out.push(Case {
         id: format!("{label}:{id}"),
-        class: class.to_owned(),
+        class: class.clone(),
         base: b.case.clone(),
         apply: Box::new(move |co| {
             f(co, &b2);
-            Target { receipt: b2.receipt.clone(), expect_sha: b2.sha.clone() }
+            Target { receipt: b2.receipt.clone(), expect_sha: b2.sha.clone(), whole_ledger: class == "dispute" }
         }),
     });
 }

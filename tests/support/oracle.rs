@@ -150,7 +150,23 @@ pub fn crossverify_verify(co: &Checkout, receipt: &str, expect_sha: &str) -> Ver
     if co.paired {
         cmd.arg("--audit").arg(&co.ledger);
     }
-    cmd.args(["--expect-sha", expect_sha, "--expect-repo", EXPECT_REPO, "--format", "json", "--quiet"]);
+    cmd.args(["--expect-sha", expect_sha, "--expect-repo", EXPECT_REPO]);
+    decide(cmd, co)
+}
+
+/// `crossverify ledger` over the whole ledger, for records that live beside the receipt
+/// (disputes), with the decision mapping of [`crossverify_verify`].
+pub fn crossverify_ledger(co: &Checkout) -> Verdict {
+    let mut cmd = crate::support::crossverify();
+    cmd.arg("ledger").arg("--audit").arg(&co.ledger);
+    if co.paired {
+        cmd.arg("--science").arg(&co.science);
+    }
+    decide(cmd, co)
+}
+
+fn decide(mut cmd: Command, co: &Checkout) -> Verdict {
+    cmd.args(["--format", "json", "--quiet"]);
     cmd.env("HOME", &co.home);
     let out = cmd.output().expect("crossverify runs");
     let code = out.status.code().unwrap_or(-1);
