@@ -109,6 +109,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         let mut status = "OPEN";
         let mut prev_round: Option<i64> = None;
         let mut prev_identity: Option<Digest> = None;
+        let mut prev_active: Option<String> = None;
         for (k, &i) in members.iter().enumerate() {
             let cycle = &ledger.cycles[i];
             let s = cycle.path.as_str();
@@ -137,8 +138,10 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
                 seq.push(format!("root_sha {} differs from the cycle's first commit {}", short(r), short(&root)));
             }
             // The controller opens a cycle at the commit it audits (`open`: root = active =
-            // sha); a round-1 receipt naming another root claims a cycle nothing opened.
+            // sha); a round-1 receipt naming another root claims a cycle nothing opened. Under
+            // the lock a child commit's receipt keeps the escalated round and root.
             if round == 1
+                && !locked
                 && let (Some(r), Some(sha)) = (&f.root_sha, &f.sha)
                 && r != sha
             {
@@ -148,9 +151,12 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
                     short(r)
                 ));
             }
+            // The lock returns the escalated cycle unchanged, so a child commit's receipt keeps
+            // active_sha on the escalated commit (product controller/state.py, open_or_advance).
             if let Some(r) = &f.receipt
                 && let (Some(a), Some(sha)) = (&r.active_sha, &r.sha)
                 && a != sha
+                && !(locked && verdict == "ESCALATE" && prev_active.as_ref() == Some(a))
             {
                 seq.push(format!("active_sha {} is not the audited commit {}", short(a), short(sha)));
             }
@@ -276,6 +282,9 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             };
             prev_round = Some(round);
             prev_identity = f.identity;
+            if !locked {
+                prev_active = f.receipt.as_ref().and_then(|r| r.active_sha.clone());
+            }
             if let Some(&next) = members.get(k + 1) {
                 info[i].superseded_by = Some(ledger.cycles[next].path.clone());
             }
