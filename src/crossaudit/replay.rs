@@ -93,14 +93,18 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         let blind: Option<String> = {
             let shas: BTreeSet<String> = std::iter::once(root.clone())
                 .chain(members.iter().filter_map(|&i| facts[i].sha.clone()))
-                .filter(|s| s.len() >= 12)
-                .map(|s| s[..12].to_owned())
+                .filter_map(|s| s.get(..12).map(str::to_owned))
                 .collect();
             ledger
                 .cycles
                 .iter()
                 .zip(facts.iter())
-                .find(|(c, f)| f.receipt.is_none() && c.name.get(..12).is_some_and(|p| shas.contains(p)))
+                .find(|(c, f)| {
+                    f.receipt.is_none()
+                        && c.name.get(..12).is_some_and(|p| shas.contains(p))
+                        // An interrupted attempt a later attempt completed hides no round.
+                        && !ledger.interrupted_attempt(c).is_some_and(|i| i.superseded_by.is_some())
+                })
                 .map(|(c, _)| c.path.clone())
         };
         let mut status = "OPEN";
