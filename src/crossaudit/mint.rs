@@ -221,6 +221,11 @@ struct CycleSpec {
     precedence: Option<String>,
     #[serde(default)]
     admit: bool,
+    /// Schema 2: the round stops after its report commit, as when the product is interrupted
+    /// between its two ledger commits: no receipt, no controller verdict, so the next cycle on
+    /// the same commit re-runs the round in `<sha12>-r<n>.2`.
+    #[serde(default)]
+    interrupted: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -557,7 +562,13 @@ impl Minter {
 
     /// R2b / product `open_or_advance`. Returns (index into ctl, blocked_by_escalation).
     fn open_or_advance(&mut self, sha: &str, parent: Option<&str>) -> (usize, bool) {
+        let product = self.family == Family::Schema2;
         for (i, c) in self.ctl.iter_mut().enumerate() {
+            // Product `resume_open_round`: a round that never reached a verdict (the cycle is
+            // still OPEN on this commit) is resumed, not advanced.
+            if product && c.active_sha == sha && c.status == "OPEN" {
+                return (i, false);
+            }
             if c.active_sha == sha && (c.status == "OPEN" || c.status == "BLOCKED") {
                 c.round += 1;
                 c.status = "OPEN";
@@ -935,6 +946,9 @@ impl Minter {
                     l.file(format!("{dir}/checks.json"), f);
                 }
                 let report_commit = l.commit(&format!("audit report {sha12} r{round}"))?;
+                if c.interrupted {
+                    return Ok(());
+                }
                 let r = schema2(&report_commit.to_string());
                 identity = Digest::of(json::canonical(&r).as_bytes()).hex();
                 if let Some(m) = self.minted.last_mut() {
@@ -1588,6 +1602,7 @@ pub fn synthetic(out: &Path, shape: &Synthetic) -> Result<SyntheticBuilt, Error>
             replay_provider: false,
             precedence: None,
             admit: false,
+            interrupted: false,
         };
         m.mint_cycle(c.index + 1, &spec)?;
         bound += shape.science.files;
