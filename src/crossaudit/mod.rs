@@ -20,6 +20,7 @@ pub mod receipt;
 mod replay;
 pub mod report_md;
 pub mod scope;
+pub mod substitute;
 pub mod synthesis;
 mod verify;
 

@@ -92,6 +92,14 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// An object could not be written (only test harnesses write).
+    #[error("{path}: could not write an object ({reason})")]
+    Write {
+        /// Repository.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -377,6 +385,18 @@ impl Repo {
             Ok(None) => Err(self.missing(id, "blob")),
             Err(e) => Err(self.corrupt(id, "blob", e)),
         }
+    }
+
+    /// Stores `data` as a loose blob. Verification never writes; this serves harnesses that
+    /// substitute a record's bytes in a throwaway copy of a ledger (see `crossaudit::substitute`).
+    ///
+    /// # Errors
+    /// The object database is not writable.
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        self.inner
+            .write_blob(data)
+            .map(gix::Id::detach)
+            .map_err(|e| Error::Write { path: self.path.clone(), reason: e.to_string() })
     }
 
     /// A blob's bytes, any size (manifest hashing).
