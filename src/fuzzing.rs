@@ -138,10 +138,23 @@ pub const RECEIPT_VERIFY_CYCLE: &str = "cycles/946b514c0d72-r2";
 
 /// `receipt_verify`: the demo ledger, minted once, with its second cycle's records replaced.
 pub struct ReceiptVerify {
+    /// Round 2 (the default target), then round 1 (inputs starting with [`ROUND_ONE`]).
+    slots: [Slot; 2],
+}
+
+/// One substitutable cycle and its genuine records.
+struct Slot {
     sub: Substitute,
     report: Vec<u8>,
     receipt: Vec<u8>,
 }
+
+/// An input starting with these bytes replaces round 1 instead, so that a forged round there
+/// meets the arithmetic of the rounds after it.
+pub const ROUND_ONE: &[u8] = b"@r1\n";
+
+/// The first increment's round 1 in the demo ledger.
+const ROUND_ONE_CYCLE: &str = "cycles/739e7b6f5ebf-r1";
 
 impl ReceiptVerify {
     /// Mints the built-in demo ledger into `dir` (which must be empty or absent) and selects
@@ -155,34 +168,41 @@ impl ReceiptVerify {
         mint::build(crate::crossaudit::DEMO_SCENARIO, dir).expect("the demo ledger mints");
         let mut opts = crate::crossaudit::Options::new(&dir.join("audit"));
         opts.science = Some(dir.join("science"));
-        let sub = Substitute::open(&opts, RECEIPT_VERIFY_CYCLE).expect("the demo ledger loads");
         let repo = crate::git::Repo::open(&dir.join("audit")).expect("the demo audit repository opens");
         let head = repo.resolve("HEAD").expect("HEAD");
-        let read = |f: &str| repo.file_at(head, &format!("{}/{f}", sub.cycle_path())).ok().flatten().expect("a record");
-        let (receipt, report) = (read("receipt.json"), read("report.md"));
-        ReceiptVerify { sub, report, receipt }
+        let slot = |cycle: &str| {
+            let read = |f: &str| repo.file_at(head, &format!("{cycle}/{f}")).ok().flatten().expect("a record");
+            let sub = Substitute::open(&opts, cycle).expect("the demo ledger loads");
+            Slot { sub, receipt: read("receipt.json"), report: read("report.md") }
+        };
+        ReceiptVerify { slots: [slot(RECEIPT_VERIFY_CYCLE), slot(ROUND_ONE_CYCLE)] }
     }
 
-    /// The genuine records of the selected cycle as one input (a seed).
+    /// The genuine records of round 2 as one input (a seed).
     #[must_use]
     pub fn genuine_input(&self) -> Vec<u8> {
-        [self.receipt.as_slice(), REPORT_SEPARATOR, self.report.as_slice()].concat()
+        let g = &self.slots[0];
+        [g.receipt.as_slice(), REPORT_SEPARATOR, g.report.as_slice()].concat()
     }
 
     /// Runs one input: the bytes before [`REPORT_SEPARATOR`] are the receipt, the bytes after it
-    /// the report (the genuine report when there is no separator). The whole ledger verifies
-    /// without a panic, twice to the same results; the genuine records fail no error-level check.
+    /// the report (the genuine report when there is no separator); a leading [`ROUND_ONE`]
+    /// targets round 1. The whole ledger verifies without a panic, twice to the same results;
+    /// the genuine records fail no error-level check.
     pub fn check(&mut self, data: &[u8]) {
-        let (receipt, report) = match data.find(REPORT_SEPARATOR) {
-            Some(i) => (&data[..i], &data[i + REPORT_SEPARATOR.len()..]),
-            None => (data, self.report.as_slice()),
+        let (slot, data) = match data.strip_prefix(ROUND_ONE) {
+            Some(rest) => (&mut self.slots[1], rest),
+            None => (&mut self.slots[0], data),
         };
-        let report = report.to_vec();
-        let first = self.sub.verify(receipt, &report).expect("the receipt is stored");
-        let second = self.sub.verify(receipt, &report).expect("the receipt is stored");
+        let (receipt, report) = match data.find(REPORT_SEPARATOR) {
+            Some(i) => (&data[..i], data[i + REPORT_SEPARATOR.len()..].to_vec()),
+            None => (data, slot.report.clone()),
+        };
+        let first = slot.sub.verify(receipt, &report).expect("the receipt is stored");
+        let second = slot.sub.verify(receipt, &report).expect("the receipt is stored");
         assert_eq!(first, second, "verification is a function of the records");
-        assert!(first.iter().any(|r| r.subject.starts_with(self.sub.cycle_path())), "the cycle is judged");
-        if receipt == self.receipt.as_slice() && report == self.report {
+        assert!(first.iter().any(|r| r.subject.starts_with(slot.sub.cycle_path())), "the cycle is judged");
+        if receipt == slot.receipt.as_slice() && report == slot.report {
             let failed: Vec<_> =
                 first.iter().filter(|r| r.outcome == Outcome::Failed && r.level == Level::Error).collect();
             assert!(failed.is_empty(), "the genuine records fail {failed:?}");

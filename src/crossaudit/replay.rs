@@ -121,7 +121,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             // Under the escalation lock the controller neither advances the round nor moves the
             // cycle to the new commit (R2b `blocked_by_escalation`).
             let locked = status == "ESCALATED";
-            let expected_round = prev_round.map_or(1, |p| if locked { p } else { p + 1 });
+            let expected_round = prev_round.map_or(1, |p| if locked { p } else { p.saturating_add(1) });
             let reattempt = cycle.name.rsplit_once('.').is_some_and(|(_, n)| n.parse::<u32>().is_ok());
             if round != expected_round && !(reattempt && Some(round) == prev_round) {
                 seq.push(format!("round {round} where the controller's sequence gives {expected_round}"));
