@@ -117,7 +117,11 @@ pub fn manifest_keys(data: &[u8]) {
             Some(key) => {
                 assert_eq!(manifest_key_problem(&key, family).is_none(), repo_path, "{family:?} {key:?}");
                 if family == Family::V1 && key.starts_with('"') {
-                    assert_eq!(crate::git::c_unquote(&key).as_ref().map(|b| b.as_slice()), Some(data), "unquoting inverts quoting");
+                    assert_eq!(
+                        crate::git::c_unquote(&key).as_ref().map(|b| b.as_slice()),
+                        Some(data),
+                        "unquoting inverts quoting"
+                    );
                 }
             }
             None => assert!(family == Family::Schema2 && data.to_str().is_err(), "only schema 2 lacks spellings"),

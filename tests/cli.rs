@@ -198,9 +198,15 @@ fn reftable_repositories_exit_2_naming_the_format() {
         .output()
         .expect("git runs");
     assert!(init.status.success(), "this test needs git ≥ 2.45: {init:?}");
-    support::git(&s.path().join("rt"), &["-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "x"]);
+    support::git(
+        &s.path().join("rt"),
+        &["-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "x"],
+    );
     let out = s.run(&["ledger", "--audit", "rt"]).output().expect("runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("reftable") && !err.contains("could not be decoded") && err.trim().lines().count() == 1, "{err}");
+    assert!(
+        err.contains("reftable") && !err.contains("could not be decoded") && err.trim().lines().count() == 1,
+        "{err}"
+    );
 }

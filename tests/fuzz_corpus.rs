@@ -47,9 +47,12 @@ fn every_target_is_replayed() {
     assert_eq!(sorted, want, "fuzz/Cargo.toml targets and the replays here differ");
 }
 
+/// A target's name and the property it runs.
+type Target = (&'static str, fn(&[u8]));
+
 #[test]
 fn parser_seeds_hold() {
-    let cases: [(&str, fn(&[u8])); 7] = [
+    let cases: [Target; 7] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),

@@ -170,14 +170,31 @@ impl Config {
 }
 
 const PRODUCT_TOP: [&str; 15] = [
-    "version", "science_repo", "audit_repo", "constitution", "max_rounds", "auditor", "generator", "isolation",
-    "state", "ledger", "scope", "checks", "plugins", "resilience", "budgets",
+    "version",
+    "science_repo",
+    "audit_repo",
+    "constitution",
+    "max_rounds",
+    "auditor",
+    "generator",
+    "isolation",
+    "state",
+    "ledger",
+    "scope",
+    "checks",
+    "plugins",
+    "resilience",
+    "budgets",
 ];
 const PRODUCT_ROLE: [&str; 7] = ["provider", "model", "base_url", "key_env", "vendor", "reasoning_effort", "fallbacks"];
 const PRODUCT_ISOLATION: [&str; 3] = ["parametric", "contextual", "permissive"];
 const PRODUCT_RESILIENCE: [&str; 6] = [
-    "max_attempts", "initial_backoff_seconds", "max_backoff_seconds", "retry_after_cap_seconds",
-    "circuit_breaker_failures", "circuit_breaker_cooldown_seconds",
+    "max_attempts",
+    "initial_backoff_seconds",
+    "max_backoff_seconds",
+    "retry_after_cap_seconds",
+    "circuit_breaker_failures",
+    "circuit_breaker_cooldown_seconds",
 ];
 const PRODUCT_BUDGETS: [&str; 4] =
     ["daily_token_warning", "daily_token_limit", "monthly_cost_warning_usd", "monthly_cost_limit_usd"];
@@ -185,8 +202,11 @@ const PRODUCT_BUDGETS: [&str; 4] =
 /// Keys of mapping `y` outside `allowed`, sorted and shown as Python shows a list of strings.
 fn unknown_in(y: &Yaml, allowed: &[&str]) -> Option<String> {
     let Yaml::Hash(h) = y else { return None };
-    let mut bad: Vec<String> =
-        h.keys().map(|k| scalar(k).unwrap_or_else(|| format!("{k:?}"))).filter(|k| !allowed.contains(&k.as_str())).collect();
+    let mut bad: Vec<String> = h
+        .keys()
+        .map(|k| scalar(k).unwrap_or_else(|| format!("{k:?}")))
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
     bad.sort();
     (!bad.is_empty()).then(|| format!("[{}]", bad.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ")))
 }
@@ -198,9 +218,9 @@ fn role_unknown_keys(y: &Yaml, name: &str) -> Option<String> {
     let Some(Yaml::Array(rows)) = y.as_hash().and_then(|h| h.get(&Yaml::String("fallbacks".into()))) else {
         return None;
     };
-    rows.iter()
-        .enumerate()
-        .find_map(|(i, row)| unknown_in(row, &PRODUCT_ROLE).map(|bad| format!("{name}.fallbacks[{i}]: unknown keys {bad}")))
+    rows.iter().enumerate().find_map(|(i, row)| {
+        unknown_in(row, &PRODUCT_ROLE).map(|bad| format!("{name}.fallbacks[{i}]: unknown keys {bad}"))
+    })
 }
 
 /// The product's first refusal of an unknown key in `doc`, in the order its loader checks.
@@ -214,12 +234,18 @@ fn product_unknown_keys(doc: &Yaml) -> Option<String> {
         .and_then(|r| role_unknown_keys(r, "auditor"))
         .or_else(|| get("generator").and_then(|r| role_unknown_keys(r, "generator")))
         .or_else(|| {
-            minimum.and_then(|m| unknown_in(m, &PRODUCT_ISOLATION)).map(|_| {
-                format!("isolation.minimum keys must be within ['{}']", PRODUCT_ISOLATION.join("', '"))
-            })
+            minimum
+                .and_then(|m| unknown_in(m, &PRODUCT_ISOLATION))
+                .map(|_| format!("isolation.minimum keys must be within ['{}']", PRODUCT_ISOLATION.join("', '")))
         })
-        .or_else(|| get("resilience").and_then(|r| unknown_in(r, &PRODUCT_RESILIENCE)).map(|b| format!("resilience: unknown keys {b}")))
-        .or_else(|| get("budgets").and_then(|r| unknown_in(r, &PRODUCT_BUDGETS)).map(|b| format!("budgets: unknown keys {b}")))
+        .or_else(|| {
+            get("resilience")
+                .and_then(|r| unknown_in(r, &PRODUCT_RESILIENCE))
+                .map(|b| format!("resilience: unknown keys {b}"))
+        })
+        .or_else(|| {
+            get("budgets").and_then(|r| unknown_in(r, &PRODUCT_BUDGETS)).map(|b| format!("budgets: unknown keys {b}"))
+        })
 }
 
 /// Counts the nodes of `text` with every alias expanded, without building them, and refuses a
@@ -326,8 +352,12 @@ mod tests {
     #[test]
     fn alias_bomb_is_refused_quickly() {
         let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
-        for (prev, next) in ["a", "b", "c", "d", "e", "f", "g", "h", "i"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i", "j"]) {
-            let row = format!("{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n");
+        for (prev, next) in
+            ["a", "b", "c", "d", "e", "f", "g", "h", "i"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i", "j"])
+        {
+            let row = format!(
+                "{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            );
             text.push_str(&row);
         }
         let t = std::time::Instant::now();

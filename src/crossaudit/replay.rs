@@ -103,7 +103,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
                     f.receipt.is_none()
                         && c.name.get(..12).is_some_and(|p| shas.contains(p))
                         // An interrupted attempt a later attempt completed hides no round.
-                        && !ledger.interrupted_attempt(c).is_some_and(|i| i.superseded_by.is_some())
+                        && ledger.interrupted_attempt(c).is_none_or(|i| i.superseded_by.is_none())
                 })
                 .map(|(c, _)| c.path.clone())
         };

@@ -220,7 +220,9 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
             Ok(text) => {
                 touched_dirs.insert(parent_dir(text).to_owned());
             }
-            Err(_) if c.new.is_some_and(|(k, _)| k.is_file()) => sel.unspellable.push(git::display_path(c.path.as_bstr())),
+            Err(_) if c.new.is_some_and(|(k, _)| k.is_file()) => {
+                sel.unspellable.push(git::display_path(c.path.as_bstr()))
+            }
             Err(_) => {}
         }
     }
@@ -238,7 +240,11 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
             let (kind, id) = (*kind, *id);
             let Ok(name) = name.to_str() else {
                 if kind.is_file() {
-                    let full: BString = if dir.is_empty() { name.clone() } else { [dir.as_bytes(), b"/".as_slice(), name.as_slice()].concat().into() };
+                    let full: BString = if dir.is_empty() {
+                        name.clone()
+                    } else {
+                        [dir.as_bytes(), b"/".as_slice(), name.as_slice()].concat().into()
+                    };
                     sel.unspellable.push(git::display_path(full.as_bstr()));
                 }
                 continue;

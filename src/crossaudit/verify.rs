@@ -216,7 +216,8 @@ pub(crate) fn check_cycle(
     let interrupted = ledger.interrupted_attempt(cycle);
     out.push(if missing.is_empty() {
         res(&CYCLE_ARTEFACTS, Outcome::Passed, subject, "every artefact of the dialect is present")
-    } else if let Some(i) = interrupted.filter(|_| missing.iter().all(|m| ["receipt.json", "checks.json"].contains(m))) {
+    } else if let Some(i) = interrupted.filter(|_| missing.iter().all(|m| ["receipt.json", "checks.json"].contains(m)))
+    {
         // The product's own trace of an interruption between its report and receipt commits,
         // not a removed receipt (removal is CV-A201's): it binds nothing and claims nothing.
         match i.superseded_by {
