@@ -648,7 +648,9 @@ impl Minter {
         // Manifest per the dialect's rule, read back from the science objects just written.
         let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
         let run_verb = self.s.verb.as_deref() == Some("run");
-        let cfg = Config::parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
+        // The product refuses a configuration with keys it does not know; so must the minter.
+        let parse = if self.family == Family::Schema2 { Config::parse_product } else { Config::parse };
+        let cfg = parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
         let sel = match self.family {
             Family::V1 => scope::v1(&sci, commit),
             Family::Schema2 if run_verb => scope::product_run(&sci, commit, &cfg, scope::Product { v4: self.v4 }),
