@@ -26,7 +26,11 @@ check!(RECORD_PARSES, "CV-A001", "record-unparsable", Error, None,
     "Every ledger record parses strictly (JSON without duplicate keys, YAML, JSON Lines)",
     what: "Parses each record the ledger holds — `receipt.json`, `checks.json`, `raw_exchange.json`, `controller/state.json`, \
            `disputes.jsonl`, `crossaudit.yml` — with a strict parser: malformed JSON, duplicate keys, lone surrogates, \
-           trailing data, nesting deeper than 128 levels and records larger than 64 MiB are refused by file name and reason.",
+           trailing data, nesting deeper than 128 levels and records larger than 64 MiB are refused by file name and reason. \
+           A `crossaudit.yml` whose aliases would expand beyond 100 000 nodes (an alias bomb) is refused before anything is \
+           expanded; a schema-2 one with a key the product's loader refuses (unknown top-level keys, unknown keys of \
+           `auditor`, `generator`, their `fallbacks`, `isolation.minimum`, `resilience`, `budgets`) is refused as the \
+           product refuses it.",
     why: "Python's `json` keeps the last of two duplicate keys. A receipt with `\"verdict\": \"BLOCKED\"` and a later \
           `\"verdict\": \"PASS\"` reads as PASS to the reference verifier and as BLOCKED to a human skimming it; a \
           verifier must refuse the ambiguity instead of picking a side (formats note §12).",
