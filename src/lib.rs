@@ -24,6 +24,7 @@
 pub mod checks;
 pub mod crossaudit;
 pub mod fixture;
+pub mod fuzzing;
 pub mod git;
 pub mod json;
 pub mod manifest;

@@ -184,3 +184,29 @@ fn outputs_write_each_format_and_match_stdout() {
     }
     assert_eq!(report["inputs"]["repository"], "repo-plain/repo", "only the path the user gave");
 }
+
+/// gix reads only the files ref format: a reftable repository is refused in one line naming
+/// the format (exit 2), never as an undecodable `HEAD`.
+#[test]
+fn reftable_repositories_exit_2_naming_the_format() {
+    let s = Scratch::new(&[]);
+    let init = Command::new("git")
+        .args(["init", "-q", "--ref-format=reftable", "rt"])
+        .current_dir(s.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(init.status.success(), "this test needs git ≥ 2.45: {init:?}");
+    support::git(
+        &s.path().join("rt"),
+        &["-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "x"],
+    );
+    let out = s.run(&["ledger", "--audit", "rt"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("reftable") && !err.contains("could not be decoded") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}

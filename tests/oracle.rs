@@ -68,15 +68,8 @@ fn product_ledgers_verify_with_crossverify() {
     assert!(ready >= 1, "no minted receipt is admission-ready for the product (the openai_replies case)");
 }
 
-/// Minted ledgers this branch still rejects as a whole, with the failing codes and why. The
-/// interrupted round is family 10 of the forgery issue (another branch reads it as the product
-/// leaves it); once that lands the crawl exits 0 and this entry must go.
-const CRAWL_PENDING: &[(&str, i32, &str)] =
-    &[("local-interrupted-reattempt", 1, "CV-A204: cycles/<sha>-r1 holds the report of an interrupted round")];
-
 /// `crossverify ledger` over each whole minted ledger: exit 0, except the ledger whose round 1
-/// binds a file past the product's 512 KiB read limit (the product refuses that receipt too)
-/// and the entries of [`CRAWL_PENDING`].
+/// binds a file past the product's 512 KiB read limit (the product refuses that receipt too).
 #[test]
 fn product_ledgers_crawl_clean() {
     for case in oracle::ledgers()["cases"].as_array().expect("cases") {
@@ -90,8 +83,7 @@ fn product_ledgers_crawl_clean() {
         let out = cmd.args(["--format", "json", "--quiet"]).output().expect("crossverify runs");
         let all_verified =
             case["receipts"].as_array().expect("receipts").iter().all(|r| r["product_at_mint"]["verified"] == true);
-        let pending = CRAWL_PENDING.iter().find(|(name, _, _)| case["case"] == *name).map(|(_, code, _)| *code);
-        let want = pending.unwrap_or(if all_verified { 0 } else { 1 });
+        let want = if all_verified { 0 } else { 1 };
         assert_eq!(out.status.code(), Some(want), "{}: {}", case["case"], String::from_utf8_lossy(&out.stdout));
     }
 }

@@ -26,7 +26,11 @@ check!(RECORD_PARSES, "CV-A001", "record-unparsable", Error, None,
     "Every ledger record parses strictly (JSON without duplicate keys, YAML, JSON Lines)",
     what: "Parses each record the ledger holds — `receipt.json`, `checks.json`, `raw_exchange.json`, `controller/state.json`, \
            `disputes.jsonl`, `crossaudit.yml` — with a strict parser: malformed JSON, duplicate keys, lone surrogates, \
-           trailing data, nesting deeper than 128 levels and records larger than 64 MiB are refused by file name and reason.",
+           trailing data, nesting deeper than 128 levels and records larger than 64 MiB are refused by file name and reason. \
+           A `crossaudit.yml` whose aliases would expand beyond 100 000 nodes (an alias bomb) is refused before anything is \
+           expanded; a schema-2 one with a key the product's loader refuses (unknown top-level keys, unknown keys of \
+           `auditor`, `generator`, their `fallbacks`, `isolation.minimum`, `resilience`, `budgets`) is refused as the \
+           product refuses it.",
     why: "Python's `json` keeps the last of two duplicate keys. A receipt with `\"verdict\": \"BLOCKED\"` and a later \
           `\"verdict\": \"PASS\"` reads as PASS to the reference verifier and as BLOCKED to a human skimming it; a \
           verifier must refuse the ambiguity instead of picking a side (formats note §12).",
@@ -39,10 +43,17 @@ check!(RECEIPT_SHAPE, "CV-A002", "receipt-malformed", Error, None,
            block (§7.3 check 5), `receipt_schema` exactly the integer 2, verdict, retention and integrity from their \
            vocabularies, isolation booleans and evidence strings. Both: `sha`/`tree` 40-hex, digests 64-hex, round a \
            positive integer, a declared auditor model, manifest values a digest or `ABSENT`, and manifest keys that are \
-           repository paths (no absolute paths, no `..`, no empty components).",
+           repository paths (no absolute paths, no `..`, no empty or `.` components, no NUL) spelled as the dialect \
+           spells tree names, so that each file has exactly one key and each key one file. Schema 2 writes the raw \
+           UTF-8 name: backslashes, tabs, newlines and quotes are legal, as git accepts them. v1 writes git's C-quoted \
+           form of every name git quotes (non-ASCII, control characters, `\"`, `\\`) and the raw name otherwise: a raw \
+           key git would have quoted, a quoted key for a name git leaves unquoted, a quoted key with an escape git does \
+           not write (`\\q`, `\\xff`), or malformed quoting is refused. Keys are matched to tree entries by their exact \
+           bytes, never by a lossy decoding.",
     why: "I7 requires the verdict to bind commit, manifest, versions, prompt and auditor identity: \"a verdict that binds \
           less is not a receipt\". The references only test presence, so a 39-character SHA or a `../../etc/passwd` \
-          manifest key would pass there.",
+          manifest key would pass there. A second spelling of a name (raw and quoted, or two names that decode lossily \
+          to one string) would let one key stand for two files and a lookup keep whichever came last.",
     example: "CV-A002 failed cycles/aa3b…/receipt.json: receipt missing fields: [\"auditor_model\"]",
     spec: "[specs/crossaudit.md#cv-a002](../../specs/crossaudit.md#cv-a002); paper §3.2 I7; formats note §5.4, §5.6, §7");
 
@@ -119,7 +130,10 @@ check!(AUDIT_HEAD_PINNED, "CV-A202", "audit-history-rewritten", Error, Some("I2"
 check!(CYCLE_ARTEFACTS, "CV-A204", "cycle-artefact-missing", Error, Some("I2"),
     "Each cycle directory holds every artefact its dialect writes",
     what: "v1: `report.md`, `checks.json`, `raw_exchange.json`, `receipt.json`. Schema 2: `report.md`, `checks.json`, \
-           `receipt.json`. A missing receipt makes the cycle's verdict unbound.",
+           `receipt.json`. A missing receipt makes the cycle's verdict unbound. Schema 2 only: a directory holding \
+           `report.md` (and perhaps `checks.json`) but no `receipt.json` is what the product leaves when a round is \
+           interrupted between its report commit and its receipt commit; it passes when a later attempt of the same \
+           round (`<sha12>-r<n>.<k>`) holds a receipt, and is `cantTell` otherwise (nothing binds it, nothing is claimed).",
     why: "I2's first tier is parsed-record inspectability: reports, deterministic output and receipts as committed.",
     example: "CV-A204 failed cycles/7f1113ff7382-r1: checks.json missing",
     spec: "[specs/crossaudit.md#cv-a204](../../specs/crossaudit.md#cv-a204); formats note §4.2–§4.3");
@@ -331,7 +345,8 @@ check!(MANIFEST_COMPLETE, "CV-A703", "manifest-incomplete", Error, Some("I7"),
            as git prints them; schema 2 — every blob under `subject.scope` (the `audit` verb) or the changed paths \
            widened to their directories minus the loop's own files (`changed-paths`, the `run` verb), with v4's \
            `TASK.md` and `TEMPLATE` rules. Every selected path must be bound. A v1 C-quoted key recorded `ABSENT` \
-           while the file exists is reported as unbound.",
+           while the file exists is reported as unbound, and so is a schema-2 file in scope whose name is not UTF-8: \
+           the product reads names as UTF-8 text and no schema-2 key can spell it, so no receipt over that scope binds it.",
     why: "The references never report files that are present but unbound (§7.3: \"files in the tree but not in the \
           manifest are not reported\"); a manifest that leaves out a file binds less than it claims.",
     example: "CV-A703 failed cycles/…-r1: experiments/x/results.json is selected by the run verb's rule but not bound",

@@ -2,7 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// Nodes a document may hold once its aliases are expanded. The loader copies an anchored node
+/// at every alias, so nine nested aliases of ten (a "billion laughs") would take gigabytes; a
+/// real `crossaudit.yml` has a few dozen nodes.
+const MAX_EXPANDED_NODES: u64 = 100_000;
 
 /// The parts of `crossaudit.yml` a verifier needs. Absent keys stay `None`: absent evidence
 /// never turns into a default in anyone's favour, except where the protocol defines one
@@ -53,6 +60,7 @@ impl Config {
     /// # Errors
     /// Invalid YAML, several documents, or a top level that is not a mapping.
     pub fn parse(text: &str) -> Result<Config, Error> {
+        expanded_size(text)?;
         let docs = YamlLoader::load_from_str(text).map_err(|e| Error(format!("invalid YAML: {e}")))?;
         let doc = match docs.as_slice() {
             [d] => d,
@@ -119,6 +127,23 @@ impl Config {
         })
     }
 
+    /// Parses a product (schema-2) `crossaudit.yml`, refusing unknown keys where the product's
+    /// loader (`crossaudit/config.py`, `load` and `_role`) refuses them: at the top level, in
+    /// `auditor`, `generator` and their `fallbacks` entries, `isolation.minimum`, `resilience`
+    /// and `budgets`. The product never runs with such a file, so a receipt over it was not
+    /// produced by the product's rules.
+    ///
+    /// # Errors
+    /// As [`Config::parse`], and the first unknown key set, worded as the product words it.
+    pub fn parse_product(text: &str) -> Result<Config, Error> {
+        let cfg = Config::parse(text)?;
+        let docs = YamlLoader::load_from_str(text).map_err(|e| Error(format!("invalid YAML: {e}")))?;
+        match docs.first().and_then(product_unknown_keys) {
+            Some(why) => Err(Error(why)),
+            None => Ok(cfg),
+        }
+    }
+
     /// `max_rounds`, defaulting to the protocol's 3 when the file does not say.
     #[must_use]
     pub fn max_rounds(&self) -> i64 {
@@ -141,6 +166,146 @@ impl Config {
     #[must_use]
     pub fn constitution(&self) -> &str {
         self.constitution.as_deref().unwrap_or("AUDIT_RULES.md")
+    }
+}
+
+const PRODUCT_TOP: [&str; 15] = [
+    "version",
+    "science_repo",
+    "audit_repo",
+    "constitution",
+    "max_rounds",
+    "auditor",
+    "generator",
+    "isolation",
+    "state",
+    "ledger",
+    "scope",
+    "checks",
+    "plugins",
+    "resilience",
+    "budgets",
+];
+const PRODUCT_ROLE: [&str; 7] = ["provider", "model", "base_url", "key_env", "vendor", "reasoning_effort", "fallbacks"];
+const PRODUCT_ISOLATION: [&str; 3] = ["parametric", "contextual", "permissive"];
+const PRODUCT_RESILIENCE: [&str; 6] = [
+    "max_attempts",
+    "initial_backoff_seconds",
+    "max_backoff_seconds",
+    "retry_after_cap_seconds",
+    "circuit_breaker_failures",
+    "circuit_breaker_cooldown_seconds",
+];
+const PRODUCT_BUDGETS: [&str; 4] =
+    ["daily_token_warning", "daily_token_limit", "monthly_cost_warning_usd", "monthly_cost_limit_usd"];
+
+/// Keys of mapping `y` outside `allowed`, sorted and shown as Python shows a list of strings.
+fn unknown_in(y: &Yaml, allowed: &[&str]) -> Option<String> {
+    let Yaml::Hash(h) = y else { return None };
+    let mut bad: Vec<String> = h
+        .keys()
+        .map(|k| scalar(k).unwrap_or_else(|| format!("{k:?}")))
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
+    bad.sort();
+    (!bad.is_empty()).then(|| format!("[{}]", bad.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ")))
+}
+
+fn role_unknown_keys(y: &Yaml, name: &str) -> Option<String> {
+    if let Some(bad) = unknown_in(y, &PRODUCT_ROLE) {
+        return Some(format!("{name}: unknown keys {bad}"));
+    }
+    let Some(Yaml::Array(rows)) = y.as_hash().and_then(|h| h.get(&Yaml::String("fallbacks".into()))) else {
+        return None;
+    };
+    rows.iter().enumerate().find_map(|(i, row)| {
+        unknown_in(row, &PRODUCT_ROLE).map(|bad| format!("{name}.fallbacks[{i}]: unknown keys {bad}"))
+    })
+}
+
+/// The product's first refusal of an unknown key in `doc`, in the order its loader checks.
+fn product_unknown_keys(doc: &Yaml) -> Option<String> {
+    let get = |k: &str| doc.as_hash().and_then(|h| h.get(&Yaml::String(k.into())));
+    if let Some(bad) = unknown_in(doc, &PRODUCT_TOP) {
+        return Some(format!("unknown top-level keys {bad}"));
+    }
+    let minimum = get("isolation").and_then(|i| i.as_hash()).and_then(|h| h.get(&Yaml::String("minimum".into())));
+    get("auditor")
+        .and_then(|r| role_unknown_keys(r, "auditor"))
+        .or_else(|| get("generator").and_then(|r| role_unknown_keys(r, "generator")))
+        .or_else(|| {
+            minimum
+                .and_then(|m| unknown_in(m, &PRODUCT_ISOLATION))
+                .map(|_| format!("isolation.minimum keys must be within ['{}']", PRODUCT_ISOLATION.join("', '")))
+        })
+        .or_else(|| {
+            get("resilience")
+                .and_then(|r| unknown_in(r, &PRODUCT_RESILIENCE))
+                .map(|b| format!("resilience: unknown keys {b}"))
+        })
+        .or_else(|| {
+            get("budgets").and_then(|r| unknown_in(r, &PRODUCT_BUDGETS)).map(|b| format!("budgets: unknown keys {b}"))
+        })
+}
+
+/// Counts the nodes of `text` with every alias expanded, without building them, and refuses a
+/// document beyond [`MAX_EXPANDED_NODES`] before the loader copies anything.
+fn expanded_size(text: &str) -> Result<u64, Error> {
+    let mut counter = NodeCounter::default();
+    // Scan errors are left to the loader, which reports them with their position.
+    let _ = Parser::new_from_str(text).load(&mut counter, true);
+    if counter.total > MAX_EXPANDED_NODES {
+        return Err(Error(format!(
+            "aliases expand to more than {MAX_EXPANDED_NODES} nodes (an alias bomb?); refused before expanding"
+        )));
+    }
+    Ok(counter.total)
+}
+
+/// Sizes of open collections and of every anchor, in nodes after expansion.
+#[derive(Default)]
+struct NodeCounter {
+    open: Vec<(usize, u64)>,
+    anchors: BTreeMap<usize, u64>,
+    total: u64,
+}
+
+impl NodeCounter {
+    fn close(&mut self, anchor: usize, size: u64) {
+        if anchor > 0 {
+            self.anchors.insert(anchor, size);
+        }
+        match self.open.last_mut() {
+            Some((_, n)) => *n = n.saturating_add(size),
+            None => self.total = self.total.saturating_add(size),
+        }
+    }
+}
+
+impl MarkedEventReceiver for NodeCounter {
+    fn on_event(&mut self, ev: Event, _mark: Marker) {
+        if self.total > MAX_EXPANDED_NODES {
+            return;
+        }
+        match ev {
+            Event::SequenceStart(a, _) | Event::MappingStart(a, _) => self.open.push((a, 1)),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((a, n)) = self.open.pop() {
+                    self.close(a, n);
+                }
+            }
+            Event::Scalar(_, _, a, _) => self.close(a, 1),
+            Event::Alias(a) => {
+                let n = self.anchors.get(&a).copied().unwrap_or(1);
+                self.close(0, n);
+            }
+            _ => {}
+        }
+        // A bomb nests: the running size of open collections counts too.
+        let open: u64 = self.open.iter().fold(0, |acc, (_, n)| acc.saturating_add(*n));
+        if self.total.saturating_add(open) > MAX_EXPANDED_NODES {
+            self.total = MAX_EXPANDED_NODES + 1;
+        }
     }
 }
 
@@ -182,6 +347,51 @@ mod tests {
         assert_eq!(c.constitution(), "RULES.md");
         assert_eq!(c.scope_dirs, Some(vec!["experiments".to_owned(), "data".to_owned()]));
         assert_eq!(c.isolation_minimum.get("parametric"), Some(&true));
+    }
+
+    #[test]
+    fn alias_bomb_is_refused_quickly() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for (prev, next) in
+            ["a", "b", "c", "d", "e", "f", "g", "h", "i"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i", "j"])
+        {
+            let row = format!(
+                "{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            );
+            text.push_str(&row);
+        }
+        let t = std::time::Instant::now();
+        let e = Config::parse(&text).unwrap_err();
+        assert!(e.0.contains("alias bomb"), "{e}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+        // Aliases within the bound are still read.
+        let c = Config::parse("g: &v openai\ngenerator: {vendor: anthropic}\nauditor: {vendor: *v}\n").unwrap();
+        assert_eq!(c.auditor_vendor.as_deref(), Some("openai"));
+    }
+
+    #[test]
+    fn product_refuses_unknown_keys_where_the_product_does() {
+        let base = "version: 1\nscience_repo: lab/x\nconstitution: R.md\nauditor: {provider: p, model: m, vendor: v, key_env: K}\n";
+        assert!(Config::parse_product(base).is_ok());
+        let cases = [
+            ("colour: red\n", "unknown top-level keys ['colour']"),
+            ("generator: {vendor: a, temperature: 0}\n", "generator: unknown keys ['temperature']"),
+            ("isolation: {minimum: {social: true}}\n", "isolation.minimum keys must be within"),
+            ("resilience: {retries: 2}\n", "resilience: unknown keys ['retries']"),
+            ("budgets: {yearly: 1}\n", "budgets: unknown keys ['yearly']"),
+            (
+                "generator:\n  vendor: a\n  fallbacks:\n    - {provider: p, model: m, vendor: w, key_env: K, x: 1}\n",
+                "generator.fallbacks[0]: unknown keys ['x']",
+            ),
+        ];
+        for (extra, want) in cases {
+            let e = Config::parse_product(&format!("{base}{extra}")).unwrap_err();
+            assert!(e.0.starts_with(want), "{extra}: {e}");
+            // The v1 reader has no such rule: its files carry keys of their own.
+            assert!(Config::parse(&format!("{base}{extra}")).is_ok());
+        }
+        // Sub-keys the product does not check stay accepted.
+        assert!(Config::parse_product(&format!("{base}state: {{dir: s, colour: red}}\n")).is_ok());
     }
 
     #[test]

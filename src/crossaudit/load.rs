@@ -116,6 +116,46 @@ impl Cycle {
     }
 }
 
+impl Ledger {
+    /// For a schema-2 cycle directory holding `report.md` but no `receipt.json` — the product's
+    /// run and audit verbs commit the report before the receipt (the receipt binds the report's
+    /// commit), so an interruption between the two commits leaves exactly this — the later
+    /// attempt of the same round (`<sha12>-r<n>.<k>`) that does hold a receipt, if any.
+    pub(crate) fn interrupted_attempt(&self, cycle: &Cycle) -> Option<Interrupted<'_>> {
+        let file = |c: &Cycle, f: &str| c.files.get(f).is_some_and(|(k, _)| k.is_file());
+        if self.family != Family::Schema2 || file(cycle, "receipt.json") || !file(cycle, "report.md") {
+            return None;
+        }
+        let base = attempt_base(&cycle.name);
+        let later = self
+            .cycles
+            .iter()
+            .filter(|c| attempt_base(&c.name) == base && attempt_number(&c.name) > attempt_number(&cycle.name))
+            .find(|c| file(c, "receipt.json"))
+            .map(|c| c.path.as_str());
+        Some(Interrupted { superseded_by: later })
+    }
+}
+
+/// An interrupted attempt of a round (see [`Ledger::interrupted_attempt`]).
+pub(crate) struct Interrupted<'a> {
+    /// The later attempt of the same round that completed, if any.
+    pub superseded_by: Option<&'a str>,
+}
+
+/// `<sha12>-r<n>` of `<sha12>-r<n>.<k>`.
+fn attempt_base(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((base, k)) if k.parse::<u32>().is_ok() => base,
+        _ => name,
+    }
+}
+
+/// `k` of `<sha12>-r<n>.<k>`; the first attempt has no suffix and counts as 1.
+fn attempt_number(name: &str) -> u32 {
+    name.rsplit_once('.').and_then(|(_, k)| k.parse().ok()).unwrap_or(1)
+}
+
 /// Append-only facts about the ledger directory.
 pub(crate) struct History {
     /// Path → (commit that added it, its blob then).

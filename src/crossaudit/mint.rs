@@ -230,6 +230,11 @@ struct CycleSpec {
     /// uncommitted under `<out>/unrecorded/<cycle dir>/`, with an empty `ledger.report_commit`.
     #[serde(default)]
     unrecorded: bool,
+    /// Schema 2: the round stops after its report commit, as when the product is interrupted
+    /// between its two ledger commits: no receipt, no controller verdict, so the next cycle on
+    /// the same commit re-runs the round in `<sha12>-r<n>.2`.
+    #[serde(default)]
+    interrupted: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -584,7 +589,13 @@ impl Minter {
 
     /// R2b / product `open_or_advance`. Returns (index into ctl, blocked_by_escalation).
     fn open_or_advance(&mut self, sha: &str, parent: Option<&str>) -> (usize, bool) {
+        let product = self.family == Family::Schema2;
         for (i, c) in self.ctl.iter_mut().enumerate() {
+            // Product `resume_open_round`: a round that never reached a verdict (the cycle is
+            // still OPEN on this commit) is resumed, not advanced.
+            if product && c.active_sha == sha && c.status == "OPEN" {
+                return (i, false);
+            }
             if c.active_sha == sha && (c.status == "OPEN" || c.status == "BLOCKED") {
                 c.round += 1;
                 c.status = "OPEN";
@@ -664,7 +675,9 @@ impl Minter {
         // Manifest per the dialect's rule, read back from the science objects just written.
         let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
         let run_verb = self.s.verb.as_deref() == Some("run");
-        let cfg = Config::parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
+        // The product refuses a configuration with keys it does not know; so must the minter.
+        let parse = if self.family == Family::Schema2 { Config::parse_product } else { Config::parse };
+        let cfg = parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
         let sel = match self.family {
             Family::V1 => scope::v1(&sci, commit),
             Family::Schema2 if run_verb => scope::product_run(&sci, commit, &cfg, scope::Product { v4: self.v4 }),
@@ -981,6 +994,9 @@ impl Minter {
                     l.file(format!("{dir}/checks.json"), f);
                 }
                 let report_commit = l.commit(&format!("audit report {sha12} r{round}"))?;
+                if c.interrupted {
+                    return Ok(());
+                }
                 let r = schema2(&report_commit.to_string());
                 identity = Digest::of(json::canonical(&r).as_bytes()).hex();
                 if let Some(m) = self.minted.last_mut() {
@@ -1646,6 +1662,7 @@ pub fn synthetic(out: &Path, shape: &Synthetic) -> Result<SyntheticBuilt, Error>
             admit: false,
             amend: None,
             unrecorded: false,
+            interrupted: false,
         };
         m.mint_cycle(c.index + 1, &spec)?;
         bound += shape.science.files;

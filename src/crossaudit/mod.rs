@@ -21,6 +21,7 @@ mod replay;
 pub mod report_md;
 mod rounds;
 pub mod scope;
+pub mod substitute;
 pub mod synthesis;
 mod verify;
 

@@ -183,6 +183,67 @@ fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// Problems with a manifest key under its dialect's spelling of tree names (see
+/// [`scope::manifest_key`](super::scope::manifest_key)): v1 keys are git's C-quoted form of
+/// any name git quotes and the raw name otherwise, so each file has exactly one spelling;
+/// schema-2 keys are raw UTF-8, backslashes and control characters included (git accepts
+/// them). Either way the name must be a repository path: not empty, not absolute, no `..`,
+/// empty or `.` component, no NUL.
+#[must_use]
+pub fn manifest_key_problem(k: &str, family: Family) -> Option<String> {
+    use gix::bstr::ByteSlice;
+    let raw: Vec<u8> = match family {
+        Family::V1 if k.starts_with('"') => {
+            let Some(bytes) = crate::git::c_unquote(k) else {
+                return Some("not a well-formed C-quoted name".into());
+            };
+            if !crate::git::needs_c_quote(bytes.as_bstr()) {
+                return Some(format!("git writes this name unquoted ({bytes}): a second spelling of one path"));
+            }
+            let canonical = crate::git::c_quote(bytes.as_bstr());
+            if canonical != k {
+                return Some(format!("git quotes this name as {canonical}: a second spelling of one path"));
+            }
+            bytes.into()
+        }
+        Family::V1 if crate::git::needs_c_quote(k.as_bytes().as_bstr()) => {
+            return Some(format!(
+                "git writes this name C-quoted ({}): the raw spelling would name one file two ways",
+                crate::git::c_quote(k.as_bytes().as_bstr())
+            ));
+        }
+        Family::V1 | Family::Schema2 => k.as_bytes().to_vec(),
+    };
+    if raw.contains(&0) {
+        return Some("NUL in path (git cannot store it)".into());
+    }
+    let text = String::from_utf8_lossy(&raw);
+    path_shape_problem(&text).map(str::to_owned)
+}
+
+/// Component rules shared by every dialect.
+fn path_shape_problem(p: &str) -> Option<&'static str> {
+    if p.is_empty() {
+        return Some("empty path");
+    }
+    if p.starts_with('/') {
+        return Some("absolute path");
+    }
+    let comps = p.split('/');
+    let (mut dot_dot, mut empty_or_dot) = (false, false);
+    for c in comps {
+        dot_dot |= c == "..";
+        empty_or_dot |= c.is_empty() || c == ".";
+    }
+    if dot_dot {
+        Some("`..` component escapes the repository")
+    } else if empty_or_dot {
+        Some("empty or `.` path component")
+    } else {
+        None
+    }
+}
+
 /// Problems with a manifest key as a repository path (absolute, `..`, empty components…).
 #[must_use]
 pub fn path_problem(p: &str) -> Option<&'static str> {
@@ -538,7 +599,7 @@ impl Receipt {
         }
         if let Some(m) = &self.manifest {
             for (k, v) in m {
-                if let Some(why) = path_problem(k) {
+                if let Some(why) = manifest_key_problem(k, self.family) {
                     p.push(format!("manifest key {k:?}: {why}"));
                     self.bad_keys.insert(k.clone());
                 }
@@ -598,5 +659,18 @@ mod tests {
         assert!(path_problem("a//b").is_some());
         assert!(path_problem("./a").is_some());
         assert!(path_problem("").is_some());
+        // Names git accepts are legal keys in the spelling of their dialect.
+        for k in ["a\\b", "a\tb", "a\nb", "\"quoted\"", "é.json"] {
+            assert_eq!(manifest_key_problem(k, Family::Schema2), None, "{k:?}");
+        }
+        assert_eq!(manifest_key_problem("\"experiments/\\303\\251.json\"", Family::V1), None);
+        assert_eq!(manifest_key_problem("\"a\\tb\\\\c\"", Family::V1), None);
+        // v1 has one spelling per name: raw where git quotes, or quoting where git does not, is a second one.
+        assert!(manifest_key_problem("experiments/é.json", Family::V1).unwrap().contains("\\303\\251"));
+        assert!(manifest_key_problem("\"abc\"", Family::V1).is_some());
+        assert!(manifest_key_problem("\"a\\q\"", Family::V1).is_some());
+        assert!(manifest_key_problem("\"../x\"", Family::V1).is_some());
+        assert!(manifest_key_problem("a\u{0}b", Family::Schema2).is_some());
+        assert!(manifest_key_problem("a/../b", Family::Schema2).is_some());
     }
 }

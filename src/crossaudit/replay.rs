@@ -96,14 +96,18 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
         let blind: Option<String> = {
             let shas: BTreeSet<String> = std::iter::once(root.clone())
                 .chain(members.iter().filter_map(|&i| facts[i].sha.clone()))
-                .filter(|s| s.len() >= 12)
-                .map(|s| s[..12].to_owned())
+                .filter_map(|s| s.get(..12).map(str::to_owned))
                 .collect();
             ledger
                 .cycles
                 .iter()
                 .zip(facts.iter())
-                .find(|(c, f)| f.receipt.is_none() && c.name.get(..12).is_some_and(|p| shas.contains(p)))
+                .find(|(c, f)| {
+                    f.receipt.is_none()
+                        && c.name.get(..12).is_some_and(|p| shas.contains(p))
+                        // An interrupted attempt a later attempt completed hides no round.
+                        && ledger.interrupted_attempt(c).is_none_or(|i| i.superseded_by.is_none())
+                })
                 .map(|(c, _)| c.path.clone())
         };
         let mut status = "OPEN";
@@ -121,7 +125,7 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             // Under the escalation lock the controller neither advances the round nor moves the
             // cycle to the new commit (R2b `blocked_by_escalation`).
             let locked = status == "ESCALATED";
-            let expected_round = prev_round.map_or(1, |p| if locked { p } else { p + 1 });
+            let expected_round = prev_round.map_or(1, |p| if locked { p } else { p.saturating_add(1) });
             let reattempt = cycle.name.rsplit_once('.').is_some_and(|(_, n)| n.parse::<u32>().is_ok());
             if round != expected_round && !(reattempt && Some(round) == prev_round) {
                 seq.push(format!("round {round} where the controller's sequence gives {expected_round}"));

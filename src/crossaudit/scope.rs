@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use gix::bstr::{BStr, BString, ByteSlice};
 
 use super::config::Config;
+use super::receipt::Family;
 use crate::git::{self, EntryKind, ObjectId, Repo, Scope};
 
 /// What the dialect's rule expects at one manifest key.
@@ -38,11 +39,30 @@ pub struct Selection {
     pub increment_dirs: BTreeSet<String>,
     /// Symlinks inside the scope (the product refuses to audit those).
     pub symlinks: Vec<String>,
+    /// Regular files in scope whose names the dialect's keys cannot spell (schema 2: not
+    /// UTF-8), shown C-quoted: no receipt can bind them.
+    pub unspellable: Vec<String>,
+    /// Keys are v1's C-quoted spelling rather than raw UTF-8.
+    pub c_quoted: bool,
 }
 
 /// Paths git would C-quote under the default `core.quotePath`.
 fn needs_quote(p: &BStr) -> bool {
-    p.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
+    git::needs_c_quote(p)
+}
+
+/// The manifest key a dialect writes for the tree path `path`, exactly one per path and one
+/// path per key: v1 (the runner lists `git diff --name-only`) writes git's C-quoted form of
+/// any name git quotes and the raw name otherwise; schema 2 (the product reads `ls-tree -z`
+/// as UTF-8 text) writes the raw name, backslashes, tabs and newlines included, and cannot
+/// write a name that is not UTF-8 (`None`). A lossy decoding is never a key: two names that
+/// differ only in invalid bytes would share it.
+#[must_use]
+pub fn manifest_key(family: Family, path: &BStr) -> Option<String> {
+    match family {
+        Family::V1 if needs_quote(path) => Some(git::c_quote(path)),
+        Family::V1 | Family::Schema2 => path.to_str().ok().map(str::to_owned),
+    }
 }
 
 fn changes_vs_first_parent(repo: &Repo, commit: ObjectId) -> Result<(Vec<git::Change>, bool), git::Error> {
@@ -87,7 +107,7 @@ pub fn v1(repo: &Repo, commit: ObjectId) -> Result<Selection, git::Error> {
             "v1: no change under experiments/, the commit's listing under experiments/".into()
         };
     }
-    let mut sel = Selection { rule, ..Selection::default() };
+    let mut sel = Selection { rule, c_quoted: true, ..Selection::default() };
     for (path, new) in paths {
         let shown = path.to_str_lossy().into_owned();
         let comps: Vec<&str> = shown.split('/').collect();
@@ -142,7 +162,12 @@ pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> 
     // whole scope: nothing in it can be left unbound, and no increment directories are listed.
     let mut files = Vec::with_capacity(entries.len());
     for e in entries {
-        let path = e.path.to_str_lossy().into_owned();
+        let Some(path) = manifest_key(Family::Schema2, e.path.as_bstr()) else {
+            if e.kind.is_file() {
+                sel.unspellable.push(git::display_path(e.path.as_bstr()));
+            }
+            continue;
+        };
         if p.v4 && !template_free(&path) {
             continue;
         }
@@ -171,29 +196,37 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
         None => true,
     };
     let mut touched_dirs = BTreeSet::new();
-    let mut root_files = Vec::new();
-    for c in &changes {
-        let path = c.path.to_str_lossy();
-        if own(&path) || !in_dirs(&path) || (p.v4 && !template_free(&path)) {
-            continue;
-        }
-        // The product widens only real directories (`enclose` drops "."): a changed file at
-        // the top level is bound alone, not with every other top-level file.
-        match parent_dir(&path) {
-            "" => root_files.extend(c.new.filter(|(k, _)| k.is_file()).map(|(_, id)| (path.clone().into_owned(), id))),
-            dir => {
-                touched_dirs.insert(dir.to_owned());
-            }
-        }
-    }
-    let tree = repo.commit(commit)?.tree;
     let mut sel = Selection {
         rule: "product run verb: changed paths widened to their directories".into(),
         ..Selection::default()
     };
+    let mut root_files = Vec::new();
+    for c in &changes {
+        // The scope tests read the lossy text: a name that is not UTF-8 is never one of the
+        // loop's own files, so it stays in and is reported below rather than dropped.
+        let path = c.path.to_str_lossy();
+        if own(&path) || !in_dirs(&path) || (p.v4 && !template_free(&path)) {
+            continue;
+        }
+        match c.path.to_str() {
+            // The product widens only real directories (`enclose` drops "."): a changed file at
+            // the top level is bound alone, not with every other top-level file.
+            Ok(text) => match parent_dir(text) {
+                "" => root_files.extend(c.new.filter(|(k, _)| k.is_file()).map(|(_, id)| (text.to_owned(), id))),
+                dir => {
+                    touched_dirs.insert(dir.to_owned());
+                }
+            },
+            Err(_) if c.new.is_some_and(|(k, _)| k.is_file()) => {
+                sel.unspellable.push(git::display_path(c.path.as_bstr()));
+            }
+            Err(_) => {}
+        }
+    }
     for (path, id) in root_files {
         sel.keys.insert(path, Expect::File(id));
     }
+    let tree = repo.commit(commit)?.tree;
     for dir in &touched_dirs {
         let listing = if dir.is_empty() {
             repo.tree_children(tree)?
@@ -205,11 +238,18 @@ pub fn product_run(repo: &Repo, commit: ObjectId, cfg: &Config, p: Product) -> R
         };
         for (name, kind, id) in listing.iter() {
             let (kind, id) = (*kind, *id);
-            let path = if dir.is_empty() {
-                name.to_str_lossy().into_owned()
-            } else {
-                format!("{dir}/{}", name.to_str_lossy())
+            let Ok(name) = name.to_str() else {
+                if kind.is_file() {
+                    let full: BString = if dir.is_empty() {
+                        name.clone()
+                    } else {
+                        [dir.as_bytes(), b"/".as_slice(), name.as_slice()].concat().into()
+                    };
+                    sel.unspellable.push(git::display_path(full.as_bstr()));
+                }
+                continue;
             };
+            let path = if dir.is_empty() { name.to_owned() } else { format!("{dir}/{name}") };
             if own(&path) || (p.v4 && !template_free(&path)) {
                 continue;
             }
@@ -321,7 +361,10 @@ pub fn unbound(
         .walk(tree, &scope)?
         .into_iter()
         .filter(|e| e.kind.is_file())
-        .map(|e| git::display_path(e.path.as_bstr()))
+        .map(|e| {
+            let family = if sel.c_quoted { Family::V1 } else { Family::Schema2 };
+            manifest_key(family, e.path.as_bstr()).unwrap_or_else(|| git::display_path(e.path.as_bstr()))
+        })
         .filter(|p| !bound.contains(p) && !sel.keys.contains_key(p))
         .collect())
 }

@@ -68,12 +68,13 @@ pub(crate) struct Prepared {
     pub increment: Option<Result<scope::Increment, String>>,
 }
 
-fn read_config(repo: &Repo, commit: ObjectId) -> Option<Result<Config, String>> {
+fn read_config(repo: &Repo, commit: ObjectId, family: Family) -> Option<Result<Config, String>> {
+    let parse = if family == Family::Schema2 { Config::parse_product } else { Config::parse };
     match repo.file_at(commit, "crossaudit.yml") {
         Ok(Some(b)) => Some(
             std::str::from_utf8(&b)
                 .map_err(|_| "crossaudit.yml is not UTF-8".to_owned())
-                .and_then(|t| Config::parse(t).map_err(|e| format!("crossaudit.yml: {e}"))),
+                .and_then(|t| parse(t).map_err(|e| format!("crossaudit.yml: {e}"))),
         ),
         Ok(None) => None,
         Err(e) => Some(Err(e.to_string())),
@@ -103,9 +104,9 @@ fn prepare(ledger: &Ledger, science: Option<&Repo>, audit: &Repo, cycle: &Cycle,
     // Where crossaudit.yml lives: the science repository at the audited commit (v1, product
     // local mode), else the audit repository at the commit that added the receipt.
     let config = if r.family == Family::V1 || ledger.local {
-        read_config(repo, id)
+        read_config(repo, id, r.family)
     } else {
-        read_config(audit, cycle.added_in.map_or(ledger.audit_head, |a| a.0))
+        read_config(audit, cycle.added_in.map_or(ledger.audit_head, |a| a.0), r.family)
     };
     let product = scope::Product { v4: r.v4 };
     let selection = match r.family {
@@ -152,7 +153,7 @@ fn trusted_config(ledger: &Ledger, repo: &Repo, id: ObjectId, paired: Option<&Re
         };
     }
     let parent = repo.commit(id).ok().and_then(|c| c.parents.first().copied());
-    let mut cfg = match parent.and_then(|p| read_config(repo, p)) {
+    let mut cfg = match parent.and_then(|p| read_config(repo, p, ledger.family)) {
         Some(Ok(c)) => c,
         _ => Config::default(),
     };
@@ -197,7 +198,11 @@ fn lookup(
     if rest.len() > 64 {
         let listed: BTreeMap<String, (EntryKind, ObjectId)> = repo
             .walk(tree, &crate::git::Scope::all())
-            .map(|v| v.into_iter().map(|e| (crate::git::display_path(e.path.as_ref()), (e.kind, e.id))).collect())
+            .map(|v| {
+                v.into_iter()
+                    .filter_map(|e| Some((scope::manifest_key(r.family, e.path.as_ref())?, (e.kind, e.id))))
+                    .collect()
+            })
             .unwrap_or_default();
         for (i, key) in rest {
             out[i] = listed.get(key).copied();
@@ -237,8 +242,27 @@ pub(crate) fn check_cycle(
         .copied()
         .filter(|f| !cycle.files.get(*f).is_some_and(|(k, _)| k.is_file()))
         .collect();
+    let interrupted = ledger.interrupted_attempt(cycle);
     out.push(if missing.is_empty() {
         res(&CYCLE_ARTEFACTS, Outcome::Passed, subject, "every artefact of the dialect is present")
+    } else if let Some(i) = interrupted.filter(|_| missing.iter().all(|m| ["receipt.json", "checks.json"].contains(m)))
+    {
+        // The product's own trace of an interruption between its report and receipt commits,
+        // not a removed receipt (removal is CV-A201's): it binds nothing and claims nothing.
+        match i.superseded_by {
+            Some(later) => res(
+                &CYCLE_ARTEFACTS,
+                Outcome::Passed,
+                subject,
+                format!("interrupted attempt (report committed, no receipt), re-attempted and completed in {later}"),
+            ),
+            None => res(
+                &CYCLE_ARTEFACTS,
+                Outcome::CantTell,
+                subject,
+                "interrupted round: the report is committed but no receipt binds it and no later attempt completed it",
+            ),
+        }
     } else {
         res(&CYCLE_ARTEFACTS, Outcome::Failed, subject, format!("{} missing", missing.join(", ")))
             .with("missing", missing.clone())
@@ -560,7 +584,8 @@ fn cycle_dir_problems(r: &Receipt, cycle: &Cycle) -> Vec<String> {
         Family::V1 => (40, "full commit id"),
         Family::Schema2 => (12, "first 12 hex of the commit"),
     };
-    if sha.len() < prefix_len || !cycle.name.starts_with(&sha[..prefix_len]) {
+    // `get`, not indexing: a forged `sha` may hold multi-byte characters.
+    if !sha.get(..prefix_len).is_some_and(|p| cycle.name.starts_with(p)) {
         p.push(format!("receipt lives in {}, not a cycle directory for {} ({rule})", cycle.name, short(sha)));
     }
     if let Some(suffix) = cycle.name.split_once("-r").map(|(_, s)| s) {
@@ -781,6 +806,11 @@ fn science_checks(
             }
             for s in &sel.symlinks {
                 missing.push(format!("{s} is a symlink in scope: the product refuses to audit such an increment"));
+            }
+            for s in &sel.unspellable {
+                missing.push(format!(
+                    "{s} is in scope but its name is not UTF-8: no schema-2 manifest key can bind it (the product cannot read it)"
+                ));
             }
             if missing.is_empty() {
                 out.push(

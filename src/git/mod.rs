@@ -92,6 +92,14 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// An object could not be written (only test harnesses write).
+    #[error("{path}: could not write an object ({reason})")]
+    Write {
+        /// Repository.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -210,6 +218,18 @@ impl Repo {
             gix::open::Options::isolated().with(gix::sec::Trust::Full).config_overrides(["core.useReplaceRefs=false"]);
         let inner = gix::open_opts(path, opts)
             .map_err(|e| Error::Open { path: path.to_owned(), reason: first_line(&e.to_string()) })?;
+        // gix reads only the files ref format; under reftable `HEAD` holds a placeholder, so
+        // every ref would look undecodable. Say which format it is instead.
+        if inner.config_snapshot().string("extensions.refStorage").is_some_and(|v| v.eq_ignore_ascii_case(b"reftable"))
+            || inner.common_dir().join("reftable").is_dir()
+        {
+            return Err(Error::Open {
+                path: path.to_owned(),
+                reason: "refs are stored in the reftable format, which crossverify cannot read; convert with \
+                         `git refs migrate --ref-format=files`"
+                    .into(),
+            });
+        }
         let shallow = match inner.shallow_commits() {
             Ok(Some(c)) => Some(c.iter().copied().collect()),
             Ok(None) => None,
@@ -365,6 +385,18 @@ impl Repo {
             Ok(None) => Err(self.missing(id, "blob")),
             Err(e) => Err(self.corrupt(id, "blob", e)),
         }
+    }
+
+    /// Stores `data` as a loose blob. Verification never writes; this serves harnesses that
+    /// substitute a record's bytes in a throwaway copy of a ledger (see `crossaudit::substitute`).
+    ///
+    /// # Errors
+    /// The object database is not writable.
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        self.inner
+            .write_blob(data)
+            .map(gix::Id::detach)
+            .map_err(|e| Error::Write { path: self.path.clone(), reason: e.to_string() })
     }
 
     /// A blob's bytes, any size (manifest hashing).
@@ -654,6 +686,54 @@ pub fn display_path(path: &BStr) -> String {
         Ok(s) if !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') => s.to_owned(),
         _ => c_quote(path),
     }
+}
+
+/// Whether git's default `core.quotePath` writes `path` C-quoted: a control byte, `"`, `\\`,
+/// DEL or any byte of a multi-byte character.
+#[must_use]
+pub fn needs_c_quote(path: &BStr) -> bool {
+    path.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
+}
+
+/// The bytes behind a C-quoted path (`"a\\303\\251"` → `aé`); `None` unless `quoted` is one
+/// well-formed quoted string (escapes `\\a \\b \\t \\n \\v \\f \\r \\" \\\\` and three octal digits).
+#[must_use]
+pub fn c_unquote(quoted: &str) -> Option<BString> {
+    let inner = quoted.strip_prefix('"')?.strip_suffix('"')?.as_bytes();
+    let mut out = BString::default();
+    let mut i = 0;
+    while let Some(&b) = inner.get(i) {
+        i += 1;
+        if b == b'"' {
+            return None;
+        }
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        let e = *inner.get(i)?;
+        i += 1;
+        out.push(match e {
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'r' => b'\r',
+            b'"' | b'\\' => e,
+            b'0'..=b'3' => {
+                let d = inner.get(i..i + 2)?;
+                if !d.iter().all(|c| (b'0'..=b'7').contains(c)) {
+                    return None;
+                }
+                i += 2;
+                (e - b'0') * 64 + (d[0] - b'0') * 8 + (d[1] - b'0')
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 /// git's C-quoting of a path.

@@ -77,6 +77,22 @@ fn open_refuses_missing_paths_and_plain_directories() {
 }
 
 #[test]
+fn reftable_repositories_are_refused_by_name() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = git_out(tmp.path(), &["init", "-q", "--ref-format=reftable", "rt"]);
+    if !out.status.success() {
+        // A git older than 2.45 cannot make one; the refusal below is then untested here.
+        assert!(String::from_utf8_lossy(&out.stderr).contains("ref-format"), "{out:?}");
+        return;
+    }
+    let dir = tmp.path().join("rt");
+    git(&dir, &["commit", "-q", "--allow-empty", "-m", "x"]);
+    let e = Repo::open(&dir).err().expect("reftable is refused");
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Open { .. }) && msg.contains("reftable") && !msg.contains('\n'), "{msg}");
+}
+
+#[test]
 fn opens_bare_work_tree_and_dot_git_alike() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (bare, ids) = linear(tmp.path());
