@@ -123,7 +123,9 @@ fn commitment_problems(
             crate::json::canonical(x)
         )),
         (Some(r), Some(_)) if r != "sealed" => {
-            p.push(format!("audit.exchange.raw_retained is recorded under {r:?} retention, where the product omits it"));
+            p.push(format!(
+                "audit.exchange.raw_retained is recorded under {r:?} retention, where the product omits it"
+            ));
         }
         _ => {}
     }
@@ -140,10 +142,8 @@ fn commitment_problems(
     }
     // The replay provider names its request by the request digest (`providers/replay.py`).
     if ex.get("provider").and_then(Value::as_str) == Some("replay")
-        && let (Some(id), Some(req)) = (
-            ex.get("provider_request_id").and_then(Value::as_str),
-            ex.get("request_sha256").and_then(Value::as_str),
-        )
+        && let (Some(id), Some(req)) =
+            (ex.get("provider_request_id").and_then(Value::as_str), ex.get("request_sha256").and_then(Value::as_str))
         && req.get(..12).is_some_and(|h| id != format!("replay:{h}"))
     {
         p.push(format!("audit.exchange.provider_request_id {id:?} is not replay:<request_sha256[:12]>"));
@@ -152,11 +152,19 @@ fn commitment_problems(
 
 /// Problems against the configuration the round ran under: the check list it ran, and the
 /// route (`audit.fallback` false means the configured primary auditor answered).
-pub(crate) fn config_problems(v_checks: Option<&[String]>, fallback: Option<bool>, r: &super::receipt::Receipt, cfg: &Config) -> Vec<String> {
+pub(crate) fn config_problems(
+    v_checks: Option<&[String]>,
+    fallback: Option<bool>,
+    r: &super::receipt::Receipt,
+    cfg: &Config,
+) -> Vec<String> {
     let mut p = Vec::new();
     let (want, whence): (Vec<String>, &str) = match &cfg.checks {
         Some(c) => (c.clone(), "crossaudit.yml checks"),
-        None => (DEFAULT_CHECKS.iter().map(|s| (*s).to_owned()).collect(), "the product's default pack (no checks: in crossaudit.yml)"),
+        None => (
+            DEFAULT_CHECKS.iter().map(|s| (*s).to_owned()).collect(),
+            "the product's default pack (no checks: in crossaudit.yml)",
+        ),
     };
     if let Some(got) = v_checks
         && got != want.as_slice()
@@ -165,14 +173,15 @@ pub(crate) fn config_problems(v_checks: Option<&[String]>, fallback: Option<bool
     }
     match fallback {
         Some(false) => {
-            for (k, got, want) in [
-                ("provider", &r.provider, &cfg.auditor_provider),
-                ("model", &r.auditor_model, &cfg.auditor_model),
-            ] {
+            for (k, got, want) in
+                [("provider", &r.provider, &cfg.auditor_provider), ("model", &r.auditor_model, &cfg.auditor_model)]
+            {
                 if let (Some(g), Some(w)) = (got, want)
                     && g != w
                 {
-                    p.push(format!("audit.{k} {g:?} with audit.fallback false, but the configured primary auditor {k} is {w:?}"));
+                    p.push(format!(
+                        "audit.{k} {g:?} with audit.fallback false, but the configured primary auditor {k} is {w:?}"
+                    ));
                 }
             }
         }

@@ -1827,7 +1827,12 @@ fn derivation_check(
     binding_failed: &mut Vec<String>,
 ) {
     if r.family != Family::Schema2 {
-        out.push(res(&RECEIPT_DERIVED, Outcome::Inapplicable, subject, "v1 receipts are written by the runner, not the product's builder"));
+        out.push(res(
+            &RECEIPT_DERIVED,
+            Outcome::Inapplicable,
+            subject,
+            "v1 receipts are written by the runner, not the product's builder",
+        ));
         return;
     }
     let mut p = r.derivation.clone();
