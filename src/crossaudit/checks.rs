@@ -103,7 +103,9 @@ check!(AUDITOR_IDENTITY, "CV-A102", "auditor-identity-mismatch", Error, Some("I1
 check!(ISOLATION_EVIDENCE, "CV-A103", "isolation-evidence-inconsistent", Error, Some("I1"),
     "A schema-2 receipt's isolation claims agree with its own evidence",
     what: "`contextual` must be true; `permissive` true requires a non-local execution; `execution` is `local` exactly \
-           when `ledger.audit_repo` is `local`; `credential`, `provisioner`, `admission` carry the product's values.",
+           when `ledger.audit_repo` is `local`; `credential`, `provisioner`, `admission` carry the product's values; \
+           `parametric` is what the product computes from `crossaudit.yml` (`config.heterogeneity`: a declared generator \
+           vendor whose pool, with fallbacks, is disjoint from the auditor's), in either direction.",
     why: "The isolation booleans are what admission reads; evidence that contradicts them means the booleans were edited.",
     example: "CV-A103 failed cycles/53895ccfd946-r2: isolation.permissive is true but execution is local",
     spec: "[specs/crossaudit.md#cv-a103](../../specs/crossaudit.md#cv-a103); formats note §5.6");
@@ -496,6 +498,26 @@ check!(MANIFEST_WITHIN_RULE, "CV-A717", "manifest-beyond-rule", Error, Some("I7"
     example: "CV-A717 failed cycles/53895ccfd946-r1: 1 manifest entry outside the rule's selection (product audit verb: every blob under scope \"experiments\"): docs/notes.md",
     spec: "[specs/crossaudit.md#cv-a717](../../specs/crossaudit.md#cv-a717); paper §3.2 I7; formats note §6.2");
 
+check!(RECEIPT_DERIVED, "CV-A718", "receipt-not-product-derived", Error, Some("I7"),
+    "Every field the product's receipt builder writes is present and agrees with what it is derived from",
+    what: "Schema 2, against the product's builder (4.14 `receipt/build.py` `build`, `auditor/run.py` `run_audit`, \
+           `providers/base.py` `Reply.commitments`): the fields it always writes are present (`inputs.constitution_path`, \
+           `isolation.provider`; for 4.x also `audit.reasoning_effort`, `audit.fallback`, `verifier.lock_digest_sha256`); \
+           an online exchange (`mode` not `none`) records its route and commitments (`provider`, `model`, \
+           `request_sha256`, `response_sha256`, `provider_request_id`; 4.x also `vendor`, `fallback`, \
+           `reasoning_effort`), its `mode` is `audit.retention`, `raw_retained` is `false` and only under sealed \
+           retention, `exchange.fallback` equals `audit.fallback`, a replay request id is `replay:` plus the request \
+           digest's first 12 characters; `verifier.project` is `crossaudit` and `install_mode` one the product reports. \
+           Against `crossaudit.yml` at the round: `inputs.checks` is exactly the configured `checks:` list (or the \
+           product's default pack when none is configured); `audit.fallback` false means the configured primary \
+           auditor's provider and model answered, and true needs a configured auditor fallback. No readable \
+           configuration and nothing else wrong is `cantTell`; v1 is inapplicable.",
+    why: "I7: \"a verdict that binds less is not a receipt\". A receipt missing what the builder always writes, or \
+          whose derived fields contradict their sources, is not one the product wrote; the product's own verifier only \
+          tests the required keys of its schema, so such edits verify there.",
+    example: "CV-A718 failed cycles/bbd6564c7711-r1: inputs.checks [\"schema\", \"units\"] is not crossaudit.yml checks [\"schema\", \"units\", \"convergence\", \"provenance\"]",
+    spec: "[specs/crossaudit.md#cv-a718](../../specs/crossaudit.md#cv-a718); paper §3.2 I7; formats note §7.3");
+
 check!(ADMISSION, "CV-A801", "receipt-not-admissible", Error, Some("I8"),
     "With --admit: the receipt is valid, current and matching, so the protected action may proceed",
     what: "Replays admission: a receipt binds the commit at all (absent denies); every binding check passed; verdict \
@@ -577,6 +599,7 @@ pub static CHECKS: &[&Check] = &[
     &RECEIPT_RECORDED,
     &INTEGRITY_STATED,
     &MANIFEST_WITHIN_RULE,
+    &RECEIPT_DERIVED,
     &ADMISSION,
     &ADMISSION_RECORDS,
     &ADMISSION_UNOBSERVABLE,

@@ -47,6 +47,8 @@ pub struct Config {
     pub isolation_minimum: BTreeMap<String, bool>,
     /// Top-level keys, for shape detection.
     pub keys: Vec<String>,
+    /// `checks` (schema 2): the deterministic checks a round runs, when the file lists them.
+    pub checks: Option<Vec<String>>,
 }
 
 /// Why a configuration could not be read.
@@ -124,6 +126,10 @@ impl Config {
             scope_dirs,
             isolation_minimum,
             keys: top.keys().filter_map(|k| k.as_str().map(str::to_owned)).collect(),
+            checks: match get(&["checks"]) {
+                Some(Yaml::Array(a)) => a.iter().map(|c| c.as_str().map(str::to_owned)).collect(),
+                _ => None,
+            },
         })
     }
 

@@ -13,6 +13,7 @@ pub mod config;
 pub mod constitution;
 pub mod dcl;
 pub mod deployed;
+mod derive;
 mod lifecycle;
 mod load;
 pub mod mint;

@@ -117,6 +117,13 @@ pub struct Receipt {
     pub problems: Vec<String>,
     /// Manifest keys that are not repository paths (never looked up in a tree).
     pub bad_keys: std::collections::BTreeSet<String>,
+    /// Schema-2 fields the product's builder always writes or derives, missing or contradicting
+    /// their source (CV-A718).
+    pub derivation: Vec<String>,
+    /// Schema-2 `inputs.checks` when it is a list of names.
+    pub inputs_checks: Option<Vec<String>>,
+    /// Schema-2 `audit.fallback` when boolean.
+    pub audit_fallback: Option<bool>,
 }
 
 /// A receipt that is not even a receipt.
@@ -372,6 +379,9 @@ impl Receipt {
             exchange_identity: BTreeMap::new(),
             problems: Vec::new(),
             bad_keys: std::collections::BTreeSet::new(),
+            derivation: Vec::new(),
+            inputs_checks: None,
+            audit_fallback: None,
         };
         match family {
             Family::V1 => r.read_v1(&raw),
@@ -493,6 +503,12 @@ impl Receipt {
         }
         self.dcl_source_sha256 = self.string(v, &["inputs", "dcl_source_sha256"]);
         self.dcl_checks = v.pointer(&["inputs", "checks"]).map(json::canonical);
+        self.inputs_checks = v
+            .pointer(&["inputs", "checks"])
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().map(|c| c.as_str().map(str::to_owned)).collect());
+        self.audit_fallback = v.pointer(&["audit", "fallback"]).and_then(Value::as_bool);
+        self.derivation = super::derive::receipt_problems(v);
         self.prompt_sha256 = self.string(v, &["inputs", "prompt_sha256"]);
         self.verdict = self.string(v, &["audit", "verdict"]);
         self.provider = self.string(v, &["audit", "provider"]);

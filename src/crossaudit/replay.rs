@@ -159,10 +159,19 @@ pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<Chec
             // active_sha on the escalated commit (product controller/state.py, open_or_advance).
             if let Some(r) = &f.receipt
                 && let (Some(a), Some(sha)) = (&r.active_sha, &r.sha)
-                && a != sha
-                && !(locked && verdict == "ESCALATE" && prev_active.as_ref() == Some(a))
             {
-                seq.push(format!("active_sha {} is not the audited commit {}", short(a), short(sha)));
+                let held = prev_active.as_ref().filter(|_| locked && verdict == "ESCALATE");
+                match held {
+                    Some(h) if a != h => seq.push(format!(
+                        "active_sha {} under the escalation lock, where the controller keeps the escalated commit {}",
+                        short(a),
+                        short(h)
+                    )),
+                    None if a != sha => {
+                        seq.push(format!("active_sha {} is not the audited commit {}", short(a), short(sha)));
+                    }
+                    _ => {}
+                }
             }
             let unjudgeable = |msg: String| match &blind {
                 Some(b) => (

@@ -535,6 +535,7 @@ pub(crate) fn check_cycle(
 
     // I1.
     identity_checks(ledger, receipt, cycle, report, config.as_ref(), &mut out, &mut facts);
+    derivation_check(receipt, subject, config.as_ref(), &mut out, &mut binding_failed);
 
     facts.bound = binding_failed.is_empty();
     facts.binding_failures = binding_failed;
@@ -1805,6 +1806,16 @@ fn identity_checks(
         if iso.dims.get("permissive") == Some(&true) && exec == Some("local") {
             p.push("isolation.permissive is true but execution is local".into());
         }
+        if let Some(Ok(cfg)) = config
+            && r.family == Family::Schema2
+            && let Some(claimed) = iso.dims.get("parametric")
+            && *claimed != parametric_from(cfg)
+        {
+            p.push(format!(
+                "isolation.parametric is {claimed} but the configuration's vendor pools give {} (product config.heterogeneity)",
+                parametric_from(cfg)
+            ));
+        }
         let local_repo = r.audit_repo.as_deref() == Some("local");
         if exec.is_some() && (exec == Some("local")) != local_repo {
             p.push(format!(
@@ -1833,4 +1844,61 @@ fn identity_checks(
     } else if r.family == Family::V1 {
         out.push(res(&ISOLATION_EVIDENCE, Outcome::Inapplicable, subject, "v1 receipts carry no isolation block"));
     }
+}
+
+/// CV-A718: the receipt is one the product's builder could have written from the rest of the
+/// record: every field it always writes is there, derived fields agree with their sources, and
+/// the check list and route agree with the configuration the round ran under.
+fn derivation_check(
+    r: &Receipt,
+    subject: &str,
+    config: Option<&Result<Config, String>>,
+    out: &mut Vec<CheckResult>,
+    binding_failed: &mut Vec<String>,
+) {
+    if r.family != Family::Schema2 {
+        out.push(res(
+            &RECEIPT_DERIVED,
+            Outcome::Inapplicable,
+            subject,
+            "v1 receipts are written by the runner, not the product's builder",
+        ));
+        return;
+    }
+    let mut p = r.derivation.clone();
+    match config {
+        Some(Ok(cfg)) => p.extend(super::derive::config_problems(r.inputs_checks.as_deref(), r.audit_fallback, r, cfg)),
+        _ => {
+            if p.is_empty() {
+                out.push(res(
+                    &RECEIPT_DERIVED,
+                    Outcome::CantTell,
+                    subject,
+                    "no readable crossaudit.yml: the check list and the auditor route cannot be compared",
+                ));
+                return;
+            }
+        }
+    }
+    if p.is_empty() {
+        out.push(res(
+            &RECEIPT_DERIVED,
+            Outcome::Passed,
+            subject,
+            "every field the product's builder writes is present and agrees with what it is derived from",
+        ));
+    } else {
+        binding_failed.push(format!("CV-A718: {}", p.join("; ")));
+        out.push(res(&RECEIPT_DERIVED, Outcome::Failed, subject, p.join("; ")));
+    }
+}
+
+/// `isolation.parametric` as the product computes it (4.14 `config.heterogeneity`): a declared
+/// generator vendor whose recovery pool is disjoint from the auditor's.
+fn parametric_from(cfg: &Config) -> bool {
+    let Some(g) = &cfg.generator_vendor else { return false };
+    let gs: BTreeSet<String> = cfg.generator_fallbacks.iter().chain([g]).map(|v| norm_vendor(v)).collect();
+    let as_: BTreeSet<String> =
+        cfg.auditor_fallbacks.iter().chain(cfg.auditor_vendor.iter()).map(|v| norm_vendor(v)).collect();
+    gs.is_disjoint(&as_)
 }
