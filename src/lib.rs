@@ -29,6 +29,7 @@ pub mod git;
 pub mod json;
 pub mod manifest;
 pub mod progress;
+pub mod protocols;
 pub mod render;
 pub mod report;
 pub mod stats;

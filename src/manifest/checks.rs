@@ -1,16 +1,33 @@
 use gix::bstr::ByteSlice;
 
 use super::{Manifest, Value};
-use crate::checks::{Check, Family};
+use crate::checks::{Check, Family, no_group};
 use crate::report::{CheckResult, Level, Outcome};
+
+/// Git access and manifest derivation: codes `CV-G` and three digits.
+pub static FAMILY: Family = Family {
+    name: "git and manifests",
+    prefix: "CV-G",
+    grammar: "`CV-G` then three digits",
+    code_ok: |c| c.len() == 7 && c.starts_with("CV-G") && c.as_bytes()[4..].iter().all(u8::is_ascii_digit),
+    group_label: None,
+    group_ok: no_group,
+    sources: &[(
+        "formats note",
+        "formats note: [specs/notes/crossaudit-formats.md](../../specs/notes/crossaudit-formats.md)",
+    )],
+    tones: &[],
+    first_views: &[],
+    location_inputs: &["path", "repo"],
+};
 
 /// Every in-scope blob could be read and hashed.
 pub static BLOB_READABLE: Check = Check {
     code: "CV-G001",
     name: "blob-unreadable",
     level: Level::Error,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Every tracked file in scope is present in the object database and hashes",
     what: "Reads every regular-file blob under the scope prefixes at the revision from the git object database \
            and computes its SHA-256. A blob that is missing (partial or shallow clone) or corrupt makes the \
@@ -26,8 +43,8 @@ pub static SPECIAL_ENTRIES: Check = Check {
     code: "CV-G002",
     name: "special-entry-in-scope",
     level: Level::Warning,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Entries in scope are regular files with UTF-8 paths (no symlinks, submodules or undecodable names)",
     what: "Flags every entry in scope that is a symbolic link (mode 120000), a submodule (mode 160000) or a \
            regular file whose path is not valid UTF-8. Such entries appear in the manifest with the marker \
@@ -45,8 +62,8 @@ pub static SCOPE_MATCHES: Check = Check {
     code: "CV-G003",
     name: "scope-matches-nothing",
     level: Level::Warning,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each requested scope prefix selects at least one tracked entry",
     what: "For every `--scope` prefix, checks that at least one tracked entry lies at or below it.",
     why: "A mistyped prefix silently produces an empty manifest, which then \"verifies\" trivially.",

@@ -13,8 +13,9 @@ mod markdown;
 mod sarif;
 mod svg;
 mod table;
+mod xml;
 
-use crate::report::Report;
+use crate::report::{Report, Summary, Tone};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -168,6 +169,52 @@ pub(crate) fn outcome_label(o: crate::report::Outcome) -> &'static str {
         crate::report::Outcome::Inapplicable => "N/A",
         crate::report::Outcome::Untested => "SKIPPED",
     }
+}
+
+/// How a tone is drawn in each format: the one colour table.
+pub(crate) struct Colors {
+    /// CSS class of the HTML page.
+    pub css: &'static str,
+    /// SVG fill; `None` leaves the category to the chart palette.
+    pub hex: Option<&'static str>,
+    /// Terminal colour.
+    pub term: Option<comfy_table::Color>,
+}
+
+pub(crate) fn colors(t: Tone) -> Colors {
+    use comfy_table::Color;
+    match t {
+        Tone::Good => Colors { css: "good", hex: Some("#1a7f37"), term: Some(Color::Green) },
+        Tone::Bad => Colors { css: "bad", hex: Some("#c62828"), term: Some(Color::Red) },
+        Tone::Unknown => Colors { css: "warn", hex: Some("#b7791f"), term: Some(Color::Yellow) },
+        Tone::Neutral => Colors { css: "muted", hex: None, term: None },
+    }
+}
+
+/// Name of a check, as the report documents it; empty for a code it does not document.
+pub(crate) fn check_name<'a>(report: &'a Report, code: &str) -> &'a str {
+    report.checks.get(code).map_or("", |c| c.name.as_str())
+}
+
+/// Address of a code's doc page: the report's, else where this version would publish it.
+pub(crate) fn help_uri(report: &Report, code: &str) -> String {
+    report.checks.get(code).map_or_else(|| crate::report::doc_uri(code), |c| c.help_uri.clone())
+}
+
+/// The counts sentence of the human formats; `strong` wraps the figures a reader scans for.
+pub(crate) fn counts_sentence(s: &Summary, strong: fn(usize) -> String, sep: &str, noun: &str) -> String {
+    format!(
+        "{} {noun}: {} passed{sep}{} failed ({} error, {} warning, {} info){sep}{} cantTell{sep}{} inapplicable{sep}{} untested",
+        strong(s.total),
+        strong(s.passed),
+        strong(s.failed),
+        s.errors,
+        s.warnings,
+        s.infos(),
+        strong(s.cant_tell),
+        s.inapplicable,
+        s.untested
+    )
 }
 
 /// Text sections (such as `explain`'s doc page) in key order.

@@ -1,15 +1,32 @@
 //! The statistics family's checks (`CV-S001`…`CV-S004`).
 
-use crate::checks::{Check, Family};
+use crate::checks::{Check, Family, no_group};
 use crate::report::Level;
+
+/// Statistics and stated-figure claims: codes `CV-S` and three digits.
+pub static FAMILY: Family = Family {
+    name: "statistics",
+    prefix: "CV-S",
+    grammar: "`CV-S` then three digits",
+    code_ok: |c| c.len() == 7 && c.starts_with("CV-S") && c.as_bytes()[4..].iter().all(u8::is_ascii_digit),
+    group_label: None,
+    group_ok: no_group,
+    sources: &[(
+        "real-ledger note",
+        "real-ledger note: [specs/notes/crossaudit-real-ledgers.md](../../specs/notes/crossaudit-real-ledgers.md)",
+    )],
+    tones: &[],
+    first_views: &[],
+    location_inputs: &["path", "repo", "science"],
+};
 
 /// A stated figure from a claims file.
 pub static CLAIM: Check = Check {
     code: "CV-S001",
     name: "stated-figure-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each figure stated in a --claims file agrees with the figure recomputed from the records",
     what: "Every entry of the claims file names a figure by JSON Pointer (RFC 6901) into the `stats` object \
            (`/closure_lag/median`, `/rules/Gate 11`) and gives the stated value, optionally with a tolerance. \
@@ -31,8 +48,8 @@ pub static PUBLISHED: Check = Check {
     code: "CV-S002",
     name: "published-summary-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each field of a summary.json or analysis.json beside the records agrees with the recomputation from those records",
     what: "When `summary.json` (beside `cycles.jsonl`) or `analysis.json` (beside `cycles-b.json`) is present, \
            every field is compared with the same figure recomputed from the records, with the precision rule of \
@@ -51,8 +68,8 @@ pub static LIFECYCLE: Check = Check {
     code: "CV-S003",
     name: "published-lifecycle-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each entry of findings_lifecycle.json agrees with the lifecycle recomputed from cycles.jsonl",
     what: "For every entry of `findings_lifecycle.json`: `severity` (first seen), `first_raised`, `raised_in`, \
            `closed_confirmed_in` and `rules_cited` (first occurrence) are recomputed from the cycle records and \
@@ -70,8 +87,8 @@ pub static RECORDS_READABLE: Check = Check {
     code: "CV-S004",
     name: "records-unreadable",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "The input's records are read strictly and converted into the statistics record model",
     what: "Parses every record file of the input strictly (duplicate keys, lone surrogates and trailing data are \
            refused) and checks the fields the figures use (`cycle_id`/`cid`, `decision`, `findings` with \

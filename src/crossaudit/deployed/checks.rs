@@ -10,7 +10,7 @@ use super::model::{
     is_full_digest,
 };
 use super::time::parse_timestamp;
-use crate::checks::{Check, Family};
+use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
 
 const SPEC: &str = "formats note §4.4 and §5.7 (deployed variant), §12 item 10; real-ledger note §4 and §6";
@@ -20,8 +20,8 @@ pub static NUMBERING_GAP: Check = Check {
     code: "CV-A011",
     name: "cycle-numbering-gap",
     level: Level::Info,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Cycle directories are numbered CYCLE-000001, CYCLE-000002, … without gaps (a gap is reported, never a failure)",
     what: "Reads the number of every `CYCLE-NNNNNN` directory of each project and lists the numbers missing between \
            1 and the highest one. A gap is reported as a `failed` result at level info, so it never changes the \
@@ -39,8 +39,8 @@ pub static DECISION_SCOPES: Check = Check {
     code: "CV-A012",
     name: "decision-inconsistent-with-scopes",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Each cycle's decision follows from its findings: BLOCK iff a finding gates a scope, PASS_WITH_CAVEATS iff findings but none gates, PASS iff no findings",
     what: "For every cycle, computes the decision its `audit_result.json` findings imply: `BLOCK` when at least one \
            finding has a non-empty `blocked_scopes`, `PASS_WITH_CAVEATS` when there are findings but none gates a \
@@ -62,8 +62,8 @@ pub static UNKNOWN_CLOSURE: Check = Check {
     code: "CV-A013",
     name: "closure-of-unraised-finding",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Every ID in a cycle's verified_closed_findings was raised as a finding by an earlier cycle",
     what: "Walks the cycles in ledger order. Each `verified_closed_findings` entry is read as the mining script \
            reads it (text before the first `:`, then its leading `F-<digits>`); the ID must have appeared in the \
@@ -81,8 +81,8 @@ pub static CLOSED_TWICE: Check = Check {
     code: "CV-A014",
     name: "finding-closed-twice",
     level: Level::Warning,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "No finding is verified closed twice without being raised again in between",
     what: "Tracks each finding ID through the ledger: raised (listed in `findings`), then verified closed. A second \
            verified closure of an ID that no cycle re-raised since its previous closure is reported. Statistics \
@@ -99,8 +99,8 @@ pub static MANIFEST_DIGESTS: Check = Check {
     code: "CV-A015",
     name: "cycle-manifest-digest-mismatch",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "report_manifest.json digests match the cycle's files (redacted digests are reported as not hash-verifiable)",
     what: "For every file listed in a cycle's `report_manifest.json`, re-hashes the file's bytes (SHA-256) and \
            compares them with a full 64-hex digest. A digest that is redacted or truncated (`e4e6a3586dbc…`, as in \
@@ -121,8 +121,8 @@ pub static RECORD_IDENTITY: Check = Check {
     code: "CV-A016",
     name: "cycle-record-identity-mismatch",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "A cycle's files agree on who they are: cycle_id equals the directory, audited_commit agrees, timestamps parse and completed ≥ started",
     what: "For every cycle directory: `cycle_id` in `audit_result.json`, `codex_run_metadata.json` and \
            `report_manifest.json` equals the directory name; `audited_commit` is present in the result and the \
@@ -142,8 +142,8 @@ pub static RECORDS_WELL_FORMED: Check = Check {
     code: "CV-A017",
     name: "cycle-record-malformed",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Each cycle directory holds a well-formed audit_result.json and codex_run_metadata.json (strict JSON, expected field types)",
     what: "Parses `audit_result.json`, `codex_run_metadata.json` and `report_manifest.json` strictly (duplicate \
            keys, lone surrogates and trailing data are refused) and checks the field types the deployed format \
@@ -163,8 +163,8 @@ pub static CLOSED_WHILE_OPEN: Check = Check {
     code: "CV-A018",
     name: "closed-while-listed-open",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "No cycle both lists a finding among its findings and verifies it closed",
     what: "For every cycle, intersects the IDs of its `findings` with the IDs of its `verified_closed_findings`.",
     why: "A finding cannot be open and verified closed in the same audit. Either the closure or the finding is \
