@@ -21,7 +21,7 @@ pub struct Family {
     pub grammar: &'static str,
     /// Whether a code follows the grammar.
     pub code_ok: fn(&str) -> bool,
-    /// What a check's group is called (`invariant`), when the family groups its checks.
+    /// What a check's group is called (`rule`), when the family groups its checks.
     pub group_label: Option<&'static str>,
     /// Whether `group` is the right group for `code` (a code grammar may encode it).
     pub group_ok: fn(code: &str, group: Option<&str>) -> bool,
@@ -53,7 +53,7 @@ pub fn no_group(_code: &str, group: Option<&str>) -> bool {
 /// One registered check.
 #[derive(Debug)]
 pub struct Check {
-    /// Stable code, e.g. `CV-A701`.
+    /// Stable code, e.g. `CV-G001`.
     pub code: &'static str,
     /// Kebab-case name of what is detected when it fails, e.g. `manifest-digest-mismatch`.
     pub name: &'static str,
@@ -61,7 +61,7 @@ pub struct Check {
     pub level: Level,
     /// Owning family.
     pub family: &'static Family,
-    /// The family's group this check belongs to (`I7`), if any.
+    /// The family's group this check belongs to (`R7`), if any.
     pub group: Option<&'static str>,
     /// One line for `crossverify checks`.
     pub summary: &'static str,
@@ -71,7 +71,7 @@ pub struct Check {
     pub why: &'static str,
     /// "Example" section: a representative failing result.
     pub example: &'static str,
-    /// Spec section, e.g. `specs/crossaudit.md#cv-a701`, plus the protocol source.
+    /// Spec section, e.g. `specs/foundation.md#manifest-derivation`, plus its sources.
     pub spec: &'static str,
 }
 
@@ -157,7 +157,7 @@ pub fn index_page(all: &[&Check]) -> String {
     out
 }
 
-/// A check's group as a listing shows it (`invariant I7`), empty without one.
+/// A check's group as a listing shows it (`rule R7`), empty without one.
 #[must_use]
 pub fn group_cell(c: &Check) -> String {
     match (c.family.group_label, c.group) {

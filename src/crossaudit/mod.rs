@@ -578,6 +578,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     }
     report.finish();
     report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    views::headline(&mut report, &a);
     report.views.push(View::Table(views::conformance(&report.results)));
     report.views.push(views::admission(&a));
     Ok(report)
@@ -656,6 +657,7 @@ fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String)
     report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
     report.finish();
     report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    views::headline(&mut report, &a);
     report.views.push(View::Table(views::conformance(&report.results)));
     report
 }

@@ -156,3 +156,10 @@ pub(super) fn admission(a: &Admission) -> View {
         csv: false,
     })
 }
+
+/// The admission decision under the verdict of `crossverify receipt`'s page.
+pub(super) fn headline(report: &mut Report, a: &Admission) {
+    let decision = if a.ready { "ready to admit" } else { "not admissible" };
+    let text = if a.reason.is_empty() { decision.to_owned() } else { format!("{decision} · {}", a.reason) };
+    report.hints.headline = Some(("Admission".to_owned(), text));
+}

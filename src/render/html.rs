@@ -2,10 +2,9 @@
 //! archived with a submission and opened anywhere. A strict Content-Security-Policy in the
 //! page itself makes any accidental external reference fail loudly instead of loading.
 //!
-//! Reading order, for a journal editor: the verdict, the I1–I8 conformance matrix, the
-//! per-cycle timeline coloured by decision, findings per cycle, closure lag, the per-finding
-//! lifecycle table, then every check that did not pass with its evidence and its doc page,
-//! then the per-check counts and the figures. Views with other ids follow in report order.
+//! Reading order: the verdict and the report's headline, the views the report asks to show
+//! first (`hints.firstViews`), the other views in report order, then every check that did not
+//! pass with its evidence and its doc page, then the per-check counts and the figures.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -122,16 +121,8 @@ fn header(out: &mut String, report: &Report) {
             report.exit_code()
         );
     }
-    if let Some(adm) = report.sections.get("admission").and_then(Value::as_object)
-        && let Some(ready) = adm.get("ready").and_then(Value::as_bool)
-    {
-        let reason = adm.get("reason").and_then(Value::as_str).unwrap_or("");
-        let _ = writeln!(
-            out,
-            "<p class=\"admission\"><b>Admission:</b> {}{}</p>",
-            if ready { "ready to admit" } else { "not admissible" },
-            if reason.is_empty() { String::new() } else { format!(" · {}", esc(reason)) }
-        );
+    if let Some((label, text)) = &report.hints.headline {
+        let _ = writeln!(out, "<p class=\"headline\"><b>{}:</b> {}</p>", esc(label), esc(text));
     }
     let s = &report.summary;
     if s.total > 0 {
@@ -632,12 +623,12 @@ mod tests {
 
     #[test]
     fn doc_links_point_into_the_repository_at_this_version() {
-        let html = super::inline("see [specs §1](../../specs/crossaudit.md#cv-a001) and [x](https://e.org/a)");
+        let html = super::inline("see [specs §1](../../specs/format.md#cv-x001) and [x](https://e.org/a)");
         let base = format!("{}/blob/v{}", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"));
         assert_eq!(
             html,
             format!(
-                "see <a href=\"{base}/specs/crossaudit.md#cv-a001\">specs §1</a> and <a href=\"https://e.org/a\">x</a>"
+                "see <a href=\"{base}/specs/format.md#cv-x001\">specs §1</a> and <a href=\"https://e.org/a\">x</a>"
             )
         );
         assert_eq!(super::inline("[not a link"), "[not a link");

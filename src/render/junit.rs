@@ -5,7 +5,7 @@
 //! schema that Jenkins' xUnit plugin ships (`test-vectors/junit/junit-10.xsd`).
 //! - failed → `<failure type="CODE" message="…">` with the evidence as text;
 //! - cantTell, untested and inapplicable → `<skipped message="outcome: reason">`: a CI pane
-//!   must not show them as passes, and they are not failures of the ledger either;
+//!   must not show them as passes, and they are not failures of the input either;
 //! - passed → an empty testcase.
 //!
 //! Times are always `0`: crossverify measures no durations, so reruns give identical files.

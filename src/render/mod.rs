@@ -163,7 +163,7 @@ pub(crate) fn verdict_reason(v: crate::report::Verdict) -> &'static str {
 /// Human label of an outcome (EARL names mapped as in the ecosystem notes §3.3).
 pub(crate) fn outcome_label(o: crate::report::Outcome) -> &'static str {
     match o {
-        crate::report::Outcome::Passed => "PASS",
+        crate::report::Outcome::Passed => "OK",
         crate::report::Outcome::Failed => "FAIL",
         crate::report::Outcome::CantTell => "UNKNOWN",
         crate::report::Outcome::Inapplicable => "N/A",

@@ -173,7 +173,7 @@ fn result(r: &CheckResult, rule_index: usize, report: &Report, profile: Profile)
         locations.push(fallback_location(r, report));
     }
     if !r.subject.is_empty() {
-        // The subject (a cycle, a finding, a receipt) is what the check judged; viewers show
+        // The subject (a record, a file, a claim) is what the check judged; viewers show
         // it beside the file location.
         let logical = json!({"logicalLocations": [{"name": r.subject, "kind": "object"}]});
         match locations.first_mut() {

@@ -18,7 +18,7 @@ const TOP: f64 = 16.0;
 const PLOT_H: f64 = 200.0;
 /// Colour of bars without a category.
 const BAR: &str = "#3a6ea5";
-/// Colours for categories that are not decisions, in order of first appearance
+/// Colours for categories without a tone, in order of first appearance
 /// (Okabe–Ito, readable by most colour-blind readers).
 const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
 

@@ -141,7 +141,7 @@ fn new_table(opts: &Options) -> CTable {
     t
 }
 
-/// A table cell for people: a full commit id shortened to its first 12 digits, so per-cycle
+/// A table cell for people: a full commit id shortened to its first 12 digits, so per-record
 /// tables fit a terminal (the data formats keep every digit; digests are never shortened,
 /// since a manifest is read to compare them).
 pub(crate) fn cell(v: &Value) -> String {

@@ -36,20 +36,20 @@ fn csv_without_marked_tables_is_the_results_alone() {
 fn first_marked_table_is_primary_and_the_rest_are_companions() {
     let mut r = Report::new("x");
     r.views.push(table("skipped", false));
-    r.views.push(table("findings", true));
-    r.views.push(table("cycles", true));
+    r.views.push(table("items", true));
+    r.views.push(table("rows", true));
     r.views.push(table("results", true));
     r.finish();
     let primary = String::from_utf8(render(&r, Format::Csv, &Options::default())).unwrap();
     // null is an empty cell, formulas are defused, nested values are JSON.
     assert_eq!(primary, "a,b\n'=1+1,\n2.5,\"[\"\"x\"\"]\"\n");
     let names: Vec<String> = companions(&r, Format::Csv).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["cycles", "results-2", "results"]);
+    assert_eq!(names, ["rows", "results-2", "results"]);
     assert!(companions(&r, Format::Json).is_empty());
 }
 
 #[test]
 fn slugs_are_file_name_safe() {
-    assert_eq!(slug("Per cycle/x"), "per-cycle-x");
+    assert_eq!(slug("Per row/x"), "per-row-x");
     assert_eq!(slug(""), "view");
 }

@@ -207,6 +207,10 @@ pub struct Hints {
     /// about, for formats that require a file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub location_inputs: Vec<String>,
+    /// A label and a sentence the HTML header shows under the verdict (the one decision a
+    /// reader came for, beside the verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<(String, String)>,
     /// The report informs (a listing, a doc page, a derived manifest) rather than verifies:
     /// human formats show no verdict banner.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
