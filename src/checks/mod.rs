@@ -85,10 +85,21 @@ impl Registered for Check {
     }
 }
 
+/// Where a code lives in the repository: the source files that emit it and the test vectors
+/// that exercise it, so a reader is one hop from the code to both.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Whereabouts {
+    /// Repository-relative source files.
+    pub sources: Vec<String>,
+    /// File names under `test-vectors/checks/`.
+    pub vectors: Vec<String>,
+}
+
 impl Check {
-    /// What a report carries about this check, so renderers need not look it up.
+    /// What a report carries about this check (its doc page as given), so renderers need not
+    /// look it up.
     #[must_use]
-    pub fn doc(&self) -> CheckDoc {
+    pub fn doc(&self, page: String) -> CheckDoc {
         CheckDoc {
             name: self.name.to_owned(),
             level: self.level,
@@ -97,7 +108,7 @@ impl Check {
             summary: self.summary.to_owned(),
             what: self.what.to_owned(),
             why: self.why.to_owned(),
-            page: doc_page(self),
+            page,
             help_uri: doc_uri(self.code),
         }
     }
@@ -107,7 +118,7 @@ pub use crate::report::doc_uri;
 
 /// The doc page of a check, as committed under `docs/checks/<CODE>.md`.
 #[must_use]
-pub fn doc_page(c: &Check) -> String {
+pub fn doc_page(c: &Check, at: &Whereabouts) -> String {
     let group = match (c.family.group_label, c.group) {
         (Some(label), Some(g)) => format!(" · {label} {g}"),
         _ => String::new(),
@@ -115,7 +126,7 @@ pub fn doc_page(c: &Check) -> String {
     format!(
         "# {code} `{name}`\n\n{summary}\n\nLevel: **{level}** · family: {family}{group}\n\n\
          ## What it checks\n\n{what}\n\n## Why it matters\n\n{why}\n\n## Example\n\n```text\n{example}\n```\n\n\
-         ## Spec\n\n{spec}\n\n<!-- generated from the check registry by `crossverify explain {code}`; do not edit -->\n",
+         ## Spec\n\n{spec}\n\n## Where\n\n{at}\n\n<!-- generated from the check registry by `crossverify explain {code}`; do not edit -->\n",
         code = c.code,
         name = c.name,
         summary = c.summary,
@@ -125,7 +136,19 @@ pub fn doc_page(c: &Check) -> String {
         why = c.why.trim(),
         example = c.example.trim(),
         spec = spec_text(c),
+        at = where_text(at),
     )
+}
+
+fn where_text(at: &Whereabouts) -> String {
+    let links = |items: &[String], dir: &str| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.iter().map(|i| format!("[`{i}`](../../{dir}{i})")).collect::<Vec<_>>().join(", ")
+        }
+    };
+    format!("Emitted in: {}\n\nVectors: {}", links(&at.sources, ""), links(&at.vectors, "test-vectors/checks/"))
 }
 
 /// The spec line with its shorthand sources spelled out as links a reader can follow.

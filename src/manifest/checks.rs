@@ -35,7 +35,7 @@ pub static BLOB_READABLE: Check = Check {
     why: "A manifest with a hole in it cannot be compared with anything. Reporting the hole, instead of \
           skipping the file, keeps absent evidence from counting in favour.",
     example: "CV-G001 cantTell experiments/run-1/results.json: blob 3b18e5… is missing from the object database",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation)",
+    spec: "[specs/foundation.md#cv-g001](../../specs/foundation.md#cv-g001)",
 };
 
 /// Symlinks, submodules and non-UTF-8 paths in scope.
@@ -54,7 +54,7 @@ pub static SPECIAL_ENTRIES: Check = Check {
           The v1 reference records them as `ABSENT` and the product refuses symlinks outright; a verifier \
           should say they are there.",
     example: "CV-G002 failed experiments/latest: symlink in scope (not hashed; recorded as `symlink`)",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation); formats note §6.1–§6.2",
+    spec: "[specs/foundation.md#cv-g002](../../specs/foundation.md#cv-g002); formats note §6.1–§6.2",
 };
 
 /// A scope prefix that selects nothing.
@@ -68,7 +68,7 @@ pub static SCOPE_MATCHES: Check = Check {
     what: "For every `--scope` prefix, checks that at least one tracked entry lies at or below it.",
     why: "A mistyped prefix silently produces an empty manifest, which then \"verifies\" trivially.",
     example: "CV-G003 failed scope `experiment`: no tracked entry at or below this prefix",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation)",
+    spec: "[specs/foundation.md#cv-g003](../../specs/foundation.md#cv-g003)",
 };
 
 /// Checks owned by this module.

@@ -40,7 +40,7 @@ pub static CLAIM: Check = Check {
           records, contradicted with the recomputed value beside it, or shown to be beyond what the records can \
           support.",
     example: "CV-S001 failed /closure_lag/mean: stated 2.5, recomputed 1.25 (allowance ±0.05)",
-    spec: "[docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
+    spec: "[specs/stats.md#cv-s001](../../specs/stats.md#cv-s001); [docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
 };
 
 /// A published summary file vs its own records.
@@ -60,7 +60,7 @@ pub static PUBLISHED: Check = Check {
     why: "A published summary that disagrees with the records it was computed from is a finding in itself: one of \
           the two is wrong, and the paper's figures came from the summary.",
     example: "CV-S002 failed summary.json n_distinct_findings: summary.json says 15; the records give 14",
-    spec: "real-ledger note §2.4, §2.5, §4, §5.1",
+    spec: "[specs/stats.md#cv-s002](../../specs/stats.md#cv-s002); real-ledger note §2.4, §2.5, §4, §5.1",
 };
 
 /// A lifecycle entry vs the records.
@@ -79,7 +79,7 @@ pub static LIFECYCLE: Check = Check {
     why: "The lifecycle file is where closure lag, recurrence and first-seen severity are read from; an entry \
           that does not follow from the cycle records makes every figure built on it unreliable.",
     example: "CV-S003 failed findings_lifecycle.json F-006: closed_confirmed_in: stated \"CYCLE-000004\", recomputed \"CYCLE-000005\"",
-    spec: "real-ledger note §2.3, §5.1 steps 3–5",
+    spec: "[specs/stats.md#cv-s003](../../specs/stats.md#cv-s003); real-ledger note §2.3, §5.1 steps 3–5",
 };
 
 /// Reading the input records.
@@ -100,7 +100,7 @@ pub static RECORDS_READABLE: Check = Check {
           show one value to a Python reader and another to us. Refusing, and saying which figures that costs, is \
           the only honest output.",
     example: "CV-S004 failed cycles.jsonl line 3: not strict JSON: line 1, column 120: duplicate key \"decision\"",
-    spec: "real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
+    spec: "[specs/stats.md#cv-s004](../../specs/stats.md#cv-s004); real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
 };
 
 /// Checks owned by this module.

@@ -13,7 +13,18 @@ use super::time::parse_timestamp;
 use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
 
-const SPEC: &str = "formats note §4.4 and §5.7 (deployed variant), §12 item 10; real-ledger note §4 and §6";
+/// The spec line of a deployed check: its anchor, then the notes every one of them follows.
+macro_rules! spec {
+    ($anchor:literal) => {
+        concat!(
+            "[specs/crossaudit.md#",
+            $anchor,
+            "](../../specs/crossaudit.md#",
+            $anchor,
+            "); formats note §4.4 and §5.7 (deployed variant), §12 item 10; real-ledger note §4 and §6"
+        )
+    };
+}
 
 /// Missing cycle numbers.
 pub static NUMBERING_GAP: Check = Check {
@@ -31,7 +42,7 @@ pub static NUMBERING_GAP: Check = Check {
           computing closure lag in cycle numbers, must know the numbers skip; and a gap is also what a deleted \
           cycle would look like, so it is worth seeing even when it is innocent.",
     example: "CV-A011 failed perovskite: CYCLE-000003 is missing (cycles 1–8 present except 3); numbering gaps are legitimate in the deployed variant",
-    spec: SPEC,
+    spec: spec!("cv-a011"),
 };
 
 /// Decision vs findings' scopes.
@@ -54,7 +65,7 @@ pub static DECISION_SCOPES: Check = Check {
           \"blocking\" means: CYCLE-000001's report lists F-005 and F-007 as non-blocking caveats while the JSON \
           gives both `blocked_scopes: [\"publish_claim\"]`.",
     example: "CV-A012 failed CYCLE-000004: decision PASS_WITH_CAVEATS, but the findings imply BLOCK (F-011 gate(s) a scope)",
-    spec: SPEC,
+    spec: spec!("cv-a012"),
 };
 
 /// Closure of an ID never raised.
@@ -73,7 +84,7 @@ pub static UNKNOWN_CLOSURE: Check = Check {
           confirmed\" is a count of them. A closure naming something no audit ever raised confirms nothing, and a \
           count that included it would overstate the record.",
     example: "CV-A013 failed CYCLE-000005: verifies F-099 closed, but no earlier cycle raised F-099",
-    spec: SPEC,
+    spec: spec!("cv-a013"),
 };
 
 /// Double closure.
@@ -91,7 +102,7 @@ pub static CLOSED_TWICE: Check = Check {
           does not track the ledger's state; either way a closure count that took every closure at face value \
           would count one fix twice.",
     example: "CV-A014 failed CYCLE-000006: verifies F-006 closed again; it was closed in CYCLE-000005 and not raised since",
-    spec: SPEC,
+    spec: spec!("cv-a014"),
 };
 
 /// Manifest digests.
@@ -113,7 +124,7 @@ pub static MANIFEST_DIGESTS: Check = Check {
           redacted after hashing and its digests truncated, so its files cannot match; calling that tampering \
           would be false, and calling it verified would be worse.",
     example: "CV-A015 cantTell CYCLE-000001/audit_report.md: digest e4e6a3586dbc… is redacted (truncated), not hash-verifiable; this is not evidence of tampering",
-    spec: SPEC,
+    spec: spec!("cv-a015"),
 };
 
 /// Record identity.
@@ -134,7 +145,7 @@ pub static RECORD_IDENTITY: Check = Check {
           joining these files. Files that disagree about their own cycle or commit were copied, renamed or \
           edited; a duration computed from them would be a number about nothing.",
     example: "CV-A016 failed CYCLE-000004: codex_run_metadata.json says cycle_id CYCLE-000003; audited_commit differs between audit_result.json (746564b6…) and codex_run_metadata.json (b7de4784…)",
-    spec: SPEC,
+    spec: spec!("cv-a016"),
 };
 
 /// Malformed or missing records.
@@ -155,7 +166,7 @@ pub static RECORDS_WELL_FORMED: Check = Check {
           verifier must refuse it rather than pick one. A cycle with an unreadable result makes every count that \
           includes it unknowable, and the statistics say so instead of computing around it.",
     example: "CV-A017 failed CYCLE-000002: audit_result.json: not strict JSON: line 3, column 15: duplicate key \"decision\"",
-    spec: SPEC,
+    spec: spec!("cv-a017"),
 };
 
 /// Closed and listed open in the same cycle.
@@ -170,7 +181,7 @@ pub static CLOSED_WHILE_OPEN: Check = Check {
     why: "A finding cannot be open and verified closed in the same audit. Either the closure or the finding is \
           wrong, and closure lag, closed and open counts all depend on which.",
     example: "CV-A018 failed CYCLE-000004: F-008 is listed as a finding and verified closed in the same cycle",
-    spec: SPEC,
+    spec: spec!("cv-a018"),
 };
 
 /// Checks owned by this module.
