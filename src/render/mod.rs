@@ -178,15 +178,22 @@ pub(crate) struct Colors {
     /// SVG fill; `None` leaves the category to the chart palette.
     pub hex: Option<&'static str>,
     /// Terminal colour.
-    pub term: Option<comfy_table::Color>,
+    pub term: Option<Ansi>,
+}
+
+/// The terminal colours the table format uses.
+#[derive(Clone, Copy)]
+pub(crate) enum Ansi {
+    Green,
+    Red,
+    Yellow,
 }
 
 pub(crate) fn colors(t: Tone) -> Colors {
-    use comfy_table::Color;
     match t {
-        Tone::Good => Colors { css: "good", hex: Some("#1a7f37"), term: Some(Color::Green) },
-        Tone::Bad => Colors { css: "bad", hex: Some("#c62828"), term: Some(Color::Red) },
-        Tone::Unknown => Colors { css: "warn", hex: Some("#b7791f"), term: Some(Color::Yellow) },
+        Tone::Good => Colors { css: "good", hex: Some("#1a7f37"), term: Some(Ansi::Green) },
+        Tone::Bad => Colors { css: "bad", hex: Some("#c62828"), term: Some(Ansi::Red) },
+        Tone::Unknown => Colors { css: "warn", hex: Some("#b7791f"), term: Some(Ansi::Yellow) },
         Tone::Neutral => Colors { css: "muted", hex: None, term: None },
     }
 }

@@ -174,7 +174,11 @@ pub(crate) fn fmt_num(f: f64) -> String {
 }
 
 fn color_of(word: &str, report: &Report) -> Option<Color> {
-    report.hints.tone(word).and_then(|t| super::colors(t).term)
+    report.hints.tone(word).and_then(|t| super::colors(t).term).map(|a| match a {
+        super::Ansi::Green => Color::Green,
+        super::Ansi::Red => Color::Red,
+        super::Ansi::Yellow => Color::Yellow,
+    })
 }
 
 fn colored(text: &str, report: &Report, opts: &Options) -> Cell {
