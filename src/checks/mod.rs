@@ -44,6 +44,12 @@ impl PartialEq for Family {
 
 impl Eq for Family {}
 
+/// The common code grammar: `prefix` then exactly `digits` ASCII digits.
+#[must_use]
+pub fn prefix_and_digits(code: &str, prefix: &str, digits: usize) -> bool {
+    code.strip_prefix(prefix).is_some_and(|d| d.len() == digits && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// A group check for families without groups: none is right.
 #[must_use]
 pub fn no_group(_code: &str, group: Option<&str>) -> bool {

@@ -44,8 +44,7 @@ pub static FAMILY: Family = Family {
 };
 
 fn code_ok(code: &str) -> bool {
-    let b = code.as_bytes();
-    b.len() == 7 && code.starts_with("CV-A") && b[4..].iter().all(u8::is_ascii_digit)
+    crate::checks::prefix_and_digits(code, "CV-A", 3)
 }
 
 fn group_ok(code: &str, group: Option<&str>) -> bool {

@@ -1,7 +1,7 @@
 use gix::bstr::ByteSlice;
 
 use super::{Manifest, Value};
-use crate::checks::{Check, Family, no_group};
+use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::{CheckResult, Level, Outcome};
 
 /// Git access and manifest derivation: codes `CV-G` and three digits.
@@ -9,7 +9,7 @@ pub static FAMILY: Family = Family {
     name: "git and manifests",
     prefix: "CV-G",
     grammar: "`CV-G` then three digits",
-    code_ok: |c| c.len() == 7 && c.starts_with("CV-G") && c.as_bytes()[4..].iter().all(u8::is_ascii_digit),
+    code_ok: |c| prefix_and_digits(c, "CV-G", 3),
     group_label: None,
     group_ok: no_group,
     sources: &[(

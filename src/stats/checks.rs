@@ -1,6 +1,6 @@
 //! The statistics family's checks (`CV-S001`…`CV-S004`).
 
-use crate::checks::{Check, Family, no_group};
+use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::Level;
 
 /// Statistics and stated-figure claims: codes `CV-S` and three digits.
@@ -8,7 +8,7 @@ pub static FAMILY: Family = Family {
     name: "statistics",
     prefix: "CV-S",
     grammar: "`CV-S` then three digits",
-    code_ok: |c| c.len() == 7 && c.starts_with("CV-S") && c.as_bytes()[4..].iter().all(u8::is_ascii_digit),
+    code_ok: |c| prefix_and_digits(c, "CV-S", 3),
     group_label: None,
     group_ok: no_group,
     sources: &[(
