@@ -260,5 +260,13 @@ mod tests {
         assert_eq!(r.checks["CV-G001"].name, "blob-unreadable");
         assert_eq!(r.hints.tones.len(), 1);
         assert_eq!(r.hints.location_inputs, ["path", "repo"]);
+        // A saved report renders alone: every format reads the same from the JSON copy.
+        let back: Report =
+            serde_json::from_slice(&crate::render::render(&r, crate::render::Format::Json, &Default::default()))
+                .expect("the JSON report reads back");
+        for f in crate::render::Format::ALL {
+            let opts = crate::render::Options::default();
+            assert_eq!(crate::render::render(&back, *f, &opts), crate::render::render(&r, *f, &opts), "{}", f.name());
+        }
     }
 }

@@ -2,6 +2,9 @@
 //!
 //! A renderer never recomputes a verdict or a figure; it only lays out what the report holds,
 //! so every format tells the same story and `--output json=…` can be re-rendered later.
+//! Everything shown beyond the results travels in the report too: check names, pages and links
+//! in `Report::checks` (the command layer fills them with `protocols::describe`), tones, view
+//! order and location inputs in `Report::hints`. No renderer imports the registry.
 //! `docs/guide.md` ("Reading the outputs") describes what each format contains.
 
 mod csv;
