@@ -5,8 +5,9 @@
 //! [`manifest`] (SHA-256 manifests re-derived from commits, with a shared blob cache),
 //! [`json`] (strict parsing and the exact serialisations the protocols hash), one module per
 //! protocol ([`crossaudit`]), [`stats`] (finding-lifecycle figures and claim checks),
-//! [`checks`] (the registry of stable check codes), [`report`] (the one report object every
-//! command produces) and [`render`] (one file per output format). The library never prints;
+//! [`checks`] (the registry's types), [`protocols`] (the list of check families, one line per
+//! protocol), [`report`] (the one report object every command produces) and [`render`] (one
+//! file per output format, a pure function of the report). The library never prints;
 //! progress and cancellation come in through [`progress::Ctx`].
 //!
 //! ```no_run
@@ -29,6 +30,7 @@ pub mod git;
 pub mod json;
 pub mod manifest;
 pub mod progress;
+pub mod protocols;
 pub mod render;
 pub mod report;
 pub mod stats;

@@ -14,7 +14,7 @@ fn the_guide_links_the_check_index_and_explains_every_format() {
     let guide = read("docs/guide.md");
     assert!(guide.contains("(checks/README.md)"), "docs/guide.md does not link the check index");
     let index = read("docs/checks/README.md");
-    for c in crossverify::checks::all() {
+    for c in crossverify::protocols::all() {
         assert!(index.contains(&format!("({}.md)", c.code)), "docs/checks/README.md does not link {}", c.code);
     }
     for f in crossverify::render::Format::ALL {

@@ -68,7 +68,7 @@ fn jsonl_is_one_record_per_result_then_the_summary() {
 #[test]
 fn sarif_levels_and_kinds_follow_the_outcome() {
     let mut report = sample::ledger_report();
-    let g001 = crossverify::checks::find("CV-G001").expect("registered");
+    let g001 = crossverify::protocols::find("CV-G001").expect("registered");
     report.results.push(CheckResult::new(g001, Outcome::Failed, "x", "forced failure for the mapping"));
     report.results.push(CheckResult::new(g001, Outcome::Untested, "y", "not run here"));
     report.finish();
@@ -191,7 +191,7 @@ fn csv_output_writes_companions_beside_the_primary_file() {
         .expect("run crossverify");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let primary = std::fs::read_to_string(tmp.path().join("out/checks.csv")).expect("primary written");
-    assert!(primary.starts_with("code,name,level,invariant,summary\n"), "{primary}");
+    assert!(primary.starts_with("code,name,level,group,summary\n"), "{primary}");
     let results = std::fs::read_to_string(tmp.path().join("out/checks-results.csv")).expect("companion written");
     assert_eq!(results, "code,level,outcome,subject,message,repository,path,commit,evidence\n");
     // Standard output carries only the format asked for.

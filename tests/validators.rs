@@ -30,7 +30,7 @@ fn reports() -> Vec<(&'static str, Report)> {
     vec![
         ("ledger-sample", sample::ledger_report()),
         ("manifest-special", manifest),
-        ("checks", crossverify::checks::command()),
+        ("checks", crossverify::protocols::checks_command()),
     ]
 }
 

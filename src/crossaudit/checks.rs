@@ -2,7 +2,58 @@
 //! (paper §3.2); `0` marks format-level checks. Each doc text is the user documentation.
 
 use crate::checks::{Check, Family};
-use crate::report::Level;
+use crate::report::{Level, Tone};
+
+/// The CrossAudit family: codes `CV-A` and three digits, grouped by the invariant (I1–I8) the
+/// first digit names.
+pub static FAMILY: Family = Family {
+    name: "CrossAudit",
+    prefix: "CV-A",
+    grammar: "`CV-A` then three digits, the first naming the invariant (0 for format-level checks)",
+    code_ok,
+    group_label: Some("invariant"),
+    group_ok,
+    sources: &[
+        ("formats note", "formats note: [specs/notes/crossaudit-formats.md](../../specs/notes/crossaudit-formats.md)"),
+        (
+            "real-ledger note",
+            "real-ledger note: [specs/notes/crossaudit-real-ledgers.md](../../specs/notes/crossaudit-real-ledgers.md)",
+        ),
+        ("paper", "paper: *CrossAudit: A Git-Native, Cross-Vendor Audit Loop for Agentic Science*"),
+    ],
+    tones: &[
+        ("enforced", Tone::Good),
+        ("PASS", Tone::Good),
+        ("yes", Tone::Good),
+        ("ready", Tone::Good),
+        ("admissible", Tone::Good),
+        ("violated", Tone::Bad),
+        ("BLOCK", Tone::Bad),
+        ("BLOCKED", Tone::Bad),
+        ("ESCALATE", Tone::Bad),
+        ("no", Tone::Bad),
+        ("not admissible", Tone::Bad),
+        ("PASS_WITH_CAVEATS", Tone::Unknown),
+        ("DCL_ONLY", Tone::Unknown),
+        ("partial", Tone::Unknown),
+    ],
+    // A journal editor's reading order: the I1–I8 matrix, the per-cycle timeline, findings
+    // per cycle, closure lag, the per-finding lifecycle, then the cycles.
+    first_views: &["conformance", "timeline", "findings-per-cycle", "closure-lag", "findings", "cycles"],
+    location_inputs: &["receipt", "audit", "path", "repo", "science"],
+};
+
+fn code_ok(code: &str) -> bool {
+    crate::checks::prefix_and_digits(code, "CV-A", 3)
+}
+
+fn group_ok(code: &str, group: Option<&str>) -> bool {
+    match code.as_bytes().get(4) {
+        Some(b'0') => true,
+        Some(d) => group == Some(format!("I{}", char::from(*d)).as_str()),
+        None => false,
+    }
+}
 
 macro_rules! check {
     ($id:ident, $code:literal, $name:literal, $level:ident, $inv:expr, $summary:literal, what: $what:literal, why: $why:literal, example: $ex:literal, spec: $spec:literal) => {
@@ -11,8 +62,8 @@ macro_rules! check {
             code: $code,
             name: $name,
             level: Level::$level,
-            family: Family::CrossAudit,
-            invariant: $inv,
+            family: &FAMILY,
+            group: $inv,
             summary: $summary,
             what: $what,
             why: $why,

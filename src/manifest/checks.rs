@@ -1,16 +1,33 @@
 use gix::bstr::ByteSlice;
 
 use super::{Manifest, Value};
-use crate::checks::{Check, Family};
+use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::{CheckResult, Level, Outcome};
+
+/// Git access and manifest derivation: codes `CV-G` and three digits.
+pub static FAMILY: Family = Family {
+    name: "git and manifests",
+    prefix: "CV-G",
+    grammar: "`CV-G` then three digits",
+    code_ok: |c| prefix_and_digits(c, "CV-G", 3),
+    group_label: None,
+    group_ok: no_group,
+    sources: &[(
+        "formats note",
+        "formats note: [specs/notes/crossaudit-formats.md](../../specs/notes/crossaudit-formats.md)",
+    )],
+    tones: &[],
+    first_views: &[],
+    location_inputs: &["path", "repo"],
+};
 
 /// Every in-scope blob could be read and hashed.
 pub static BLOB_READABLE: Check = Check {
     code: "CV-G001",
     name: "blob-unreadable",
     level: Level::Error,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Every tracked file in scope is present in the object database and hashes",
     what: "Reads every regular-file blob under the scope prefixes at the revision from the git object database \
            and computes its SHA-256. A blob that is missing (partial or shallow clone) or corrupt makes the \
@@ -18,7 +35,7 @@ pub static BLOB_READABLE: Check = Check {
     why: "A manifest with a hole in it cannot be compared with anything. Reporting the hole, instead of \
           skipping the file, keeps absent evidence from counting in favour.",
     example: "CV-G001 cantTell experiments/run-1/results.json: blob 3b18e5… is missing from the object database",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation)",
+    spec: "[specs/foundation.md#cv-g001](../../specs/foundation.md#cv-g001)",
 };
 
 /// Symlinks, submodules and non-UTF-8 paths in scope.
@@ -26,8 +43,8 @@ pub static SPECIAL_ENTRIES: Check = Check {
     code: "CV-G002",
     name: "special-entry-in-scope",
     level: Level::Warning,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Entries in scope are regular files with UTF-8 paths (no symlinks, submodules or undecodable names)",
     what: "Flags every entry in scope that is a symbolic link (mode 120000), a submodule (mode 160000) or a \
            regular file whose path is not valid UTF-8. Such entries appear in the manifest with the marker \
@@ -37,7 +54,7 @@ pub static SPECIAL_ENTRIES: Check = Check {
           The v1 reference records them as `ABSENT` and the product refuses symlinks outright; a verifier \
           should say they are there.",
     example: "CV-G002 failed experiments/latest: symlink in scope (not hashed; recorded as `symlink`)",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation); formats note §6.1–§6.2",
+    spec: "[specs/foundation.md#cv-g002](../../specs/foundation.md#cv-g002); formats note §6.1–§6.2",
 };
 
 /// A scope prefix that selects nothing.
@@ -45,13 +62,13 @@ pub static SCOPE_MATCHES: Check = Check {
     code: "CV-G003",
     name: "scope-matches-nothing",
     level: Level::Warning,
-    family: Family::Git,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each requested scope prefix selects at least one tracked entry",
     what: "For every `--scope` prefix, checks that at least one tracked entry lies at or below it.",
     why: "A mistyped prefix silently produces an empty manifest, which then \"verifies\" trivially.",
     example: "CV-G003 failed scope `experiment`: no tracked entry at or below this prefix",
-    spec: "[specs/foundation.md#manifest-derivation](../../specs/foundation.md#manifest-derivation)",
+    spec: "[specs/foundation.md#cv-g003](../../specs/foundation.md#cv-g003)",
 };
 
 /// Checks owned by this module.

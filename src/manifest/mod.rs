@@ -18,7 +18,7 @@ use gix::bstr::{BString, ByteSlice};
 use rayon::prelude::*;
 use sha2::Digest as _;
 
-pub use checks::{BLOB_READABLE, CHECKS, SCOPE_MATCHES, SPECIAL_ENTRIES, manifest_results};
+pub use checks::{BLOB_READABLE, CHECKS, FAMILY, SCOPE_MATCHES, SPECIAL_ENTRIES, manifest_results};
 
 use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::progress::{Ctx, Interrupted};

@@ -4,12 +4,12 @@
 //! marked tables and (when a table was primary) the results are companions, written beside an
 //! `--output csv=PATH` file. Conventions, so every file loads the same way:
 //! - UTF-8, comma-separated, `\n` line ends, one header row, quoting only where needed;
-//! - headers are snake_case (`DCL failures` → `dcl_failures`), so they are column names in R
+//! - headers are snake_case (`Model failures` → `model_failures`), so they are column names in R
 //!   and pandas as they stand;
 //! - `null` ("not measured") is an empty cell, which R and pandas read as missing, never 0;
 //! - numbers are written as the exact JSON number token; nested values as compact JSON;
 //! - a text cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`
-//!   so a spreadsheet never runs ledger text as a formula (OWASP CSV injection).
+//!   so a spreadsheet never runs input text as a formula (OWASP CSV injection).
 
 use serde_json::Value;
 
@@ -106,7 +106,7 @@ fn text_cell(s: &str) -> String {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_owned() }
 }
 
-/// `receipt added in` → `receipt_added_in`; `I1–I8` → `i1_i8`.
+/// `file added in` → `file_added_in`; `A1–A8` → `a1_a8`.
 fn snake(header: &str) -> String {
     let mut out = String::with_capacity(header.len());
     for c in header.chars() {

@@ -2,23 +2,20 @@
 //! archived with a submission and opened anywhere. A strict Content-Security-Policy in the
 //! page itself makes any accidental external reference fail loudly instead of loading.
 //!
-//! Reading order, for a journal editor: the verdict, the I1–I8 conformance matrix, the
-//! per-cycle timeline coloured by decision, findings per cycle, closure lag, the per-finding
-//! lifecycle table, then every check that did not pass with its evidence and its doc page,
-//! then the per-check counts and the figures. Views with other ids follow in report order.
+//! Reading order: the verdict and the report's headline, the views the report asks to show
+//! first (`hints.firstViews`), the other views in report order, then every check that did not
+//! pass with its evidence and its doc page, then the per-check counts and the figures.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::svg::{self, esc};
+use super::svg;
 use super::table::{NOT_MEASURED, fmt_num, scalar};
-use crate::checks;
-use crate::report::{Chart, ChartKind, CheckResult, Outcome, Report, Table, Verdict, View};
+use super::xml::esc;
+use crate::report::{Chart, ChartKind, CheckResult, Hints, Outcome, Report, Table, Verdict, View};
 
-/// View ids placed first, in this order.
-const PLACEMENT: [&str; 6] = ["conformance", "timeline", "findings-per-cycle", "closure-lag", "findings", "cycles"];
 /// Tables longer than this start collapsed.
 const OPEN_ROWS: usize = 60;
 /// Results shown per check in the "did not pass" section.
@@ -55,14 +52,15 @@ pub(super) fn render(report: &Report) -> String {
     inputs(&mut out, report);
 
     let mut views: Vec<&View> = Vec::new();
-    for id in PLACEMENT {
+    let first = &report.hints.first_views;
+    for id in first {
         views.extend(report.views.iter().filter(|v| view_id(v) == id));
     }
-    views.extend(report.views.iter().filter(|v| !PLACEMENT.contains(&view_id(v))));
+    views.extend(report.views.iter().filter(|v| !first.iter().any(|id| id == view_id(v))));
     for v in views {
         match v {
-            View::Table(t) => table(&mut out, t),
-            View::Chart(c) => chart(&mut out, c),
+            View::Table(t) => table(&mut out, t, &report.hints),
+            View::Chart(c) => chart(&mut out, c, &report.hints),
         }
     }
     attention(&mut out, report);
@@ -90,43 +88,41 @@ fn view_id(v: &View) -> &str {
 }
 
 fn header(out: &mut String, report: &Report) {
-    if report.results.is_empty() {
-        // Nothing was judged (`checks`, `explain`): a verdict banner would claim too much.
+    if report.results.is_empty() || report.hints.informational {
+        // Nothing was verified (`checks`, `explain`, `manifest`): a verdict banner would claim
+        // too much; a derived object's own findings still get their counts.
+        let why = if report.results.is_empty() {
+            "No check ran; this report only informs."
+        } else {
+            "This report informs; its findings are listed below."
+        };
         let _ = write!(
             out,
             "<header class=\"verdict neutral\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
-             <h1>{}</h1>\n<p class=\"why\">No check ran; this report only informs. <span class=\"exit\">exit code {}</span></p>\n</header>\n",
+             <h1>{}</h1>\n<p class=\"why\">{why} <span class=\"exit\">exit code {}</span></p>\n",
             esc(&report.command),
             esc(&capitalise_word(&report.command)),
             report.exit_code()
         );
-        return;
-    }
-    let class = report.outcome.as_str();
-    let icon = match report.outcome {
-        Verdict::Verified => "✓",
-        Verdict::Failed => "✗",
-        Verdict::Inconclusive => "!",
-    };
-    let _ = write!(
-        out,
-        "<header class=\"verdict {class}\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
-         <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
-        esc(&report.command),
-        super::verdict_word(report.outcome),
-        esc(&capitalise(super::verdict_reason(report.outcome))),
-        report.exit_code()
-    );
-    if let Some(adm) = report.sections.get("admission").and_then(Value::as_object)
-        && let Some(ready) = adm.get("ready").and_then(Value::as_bool)
-    {
-        let reason = adm.get("reason").and_then(Value::as_str).unwrap_or("");
-        let _ = writeln!(
+    } else {
+        let class = report.outcome.as_str();
+        let icon = match report.outcome {
+            Verdict::Verified => "✓",
+            Verdict::Failed => "✗",
+            Verdict::Inconclusive => "!",
+        };
+        let _ = write!(
             out,
-            "<p class=\"admission\"><b>Admission:</b> {}{}</p>",
-            if ready { "ready to admit" } else { "not admissible" },
-            if reason.is_empty() { String::new() } else { format!(" · {}", esc(reason)) }
+            "<header class=\"verdict {class}\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
+             <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
+            esc(&report.command),
+            super::verdict_word(report.outcome),
+            esc(&capitalise(super::verdict_reason(report.outcome))),
+            report.exit_code()
         );
+    }
+    if let Some((label, text)) = &report.hints.headline {
+        let _ = writeln!(out, "<p class=\"headline\"><b>{}:</b> {}</p>", esc(label), esc(text));
     }
     let s = &report.summary;
     if s.total > 0 {
@@ -165,7 +161,7 @@ fn inputs(out: &mut String, report: &Report) {
     out.push_str("</dl></section>\n");
 }
 
-fn table(out: &mut String, t: &Table) {
+fn table(out: &mut String, t: &Table, hints: &Hints) {
     let id = super::slug(&t.id);
     let _ = writeln!(out, "<section class=\"view\" id=\"view-{id}\"><h2>{}</h2>", esc(&t.title));
     let collapsed = t.rows.len() > OPEN_ROWS;
@@ -186,11 +182,11 @@ fn table(out: &mut String, t: &Table) {
         for (i, cell) in row.iter().enumerate() {
             let tag = if i == 0 { "th scope=\"row\"" } else { "td" };
             let close = if i == 0 { "th" } else { "td" };
-            let mut cls = cell_class(cell);
+            let mut cls = cell_class(cell, hints);
             if numeric.get(i) == Some(&true) && cell.is_null() {
                 cls = " class=\"nm num\"".to_owned();
             }
-            let _ = write!(out, "<{tag}{cls}>{}</{close}>", cell_html(cell));
+            let _ = write!(out, "<{tag}{cls}>{}</{close}>", cell_html(cell, hints));
         }
         out.push_str("</tr>\n");
     }
@@ -204,11 +200,11 @@ fn table(out: &mut String, t: &Table) {
     out.push_str("</section>\n");
 }
 
-fn cell_class(v: &Value) -> String {
+fn cell_class(v: &Value, hints: &Hints) -> String {
     match v {
         Value::Null => " class=\"nm\"".to_owned(),
         Value::Number(_) => " class=\"num\"".to_owned(),
-        Value::String(s) => match word_class(s) {
+        Value::String(s) => match word_class(s, hints) {
             Some(c) => format!(" class=\"{c}\""),
             None => String::new(),
         },
@@ -216,10 +212,10 @@ fn cell_class(v: &Value) -> String {
     }
 }
 
-fn cell_html(v: &Value) -> String {
+fn cell_html(v: &Value, hints: &Hints) -> String {
     match v {
         Value::Null => NOT_MEASURED.to_owned(),
-        Value::String(s) if word_class(s).is_some() => format!("<span class=\"badge\">{}</span>", esc(s)),
+        Value::String(s) if word_class(s, hints).is_some() => format!("<span class=\"badge\">{}</span>", esc(s)),
         other => {
             let (shown, full) = (super::table::cell(other), scalar(other));
             // A shortened commit id keeps every digit in its tooltip, for copying.
@@ -229,20 +225,14 @@ fn cell_html(v: &Value) -> String {
 }
 
 /// Status words that get a coloured badge.
-fn word_class(s: &str) -> Option<&'static str> {
-    Some(match s {
-        "passed" | "enforced" | "verified" | "PASS" | "yes" | "ready" | "admissible" => "good",
-        "failed" | "violated" | "BLOCK" | "BLOCKED" | "ESCALATE" | "no" | "not admissible" => "bad",
-        "cantTell" | "untested" | "inconclusive" | "PASS_WITH_CAVEATS" | "DCL_ONLY" | "partial" => "warn",
-        NOT_MEASURED | "inapplicable" => "muted",
-        _ => return None,
-    })
+fn word_class(s: &str, hints: &Hints) -> Option<&'static str> {
+    hints.tone(s).map(|t| super::colors(t).css)
 }
 
-fn chart(out: &mut String, c: &Chart) {
+fn chart(out: &mut String, c: &Chart, hints: &Hints) {
     let id = super::slug(&c.id);
     let _ = write!(out, "<section class=\"view\" id=\"view-{id}\"><h2>{}</h2>\n<figure>", esc(&c.title));
-    out.push_str(&svg::chart(c));
+    out.push_str(&svg::chart(c, hints));
     let missing = c.points.iter().filter(|p| p.value.is_none()).count();
     let mut caption = String::new();
     if let Some(n) = &c.note {
@@ -287,7 +277,7 @@ fn attention(out: &mut String, report: &Report) {
          full documentation.</p>\n",
     );
     for (code, results) in by_code {
-        let check = checks::find(code);
+        let check = report.checks.get(code);
         let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
         for r in &results {
             *counts.entry(r.outcome).or_default() += 1;
@@ -299,27 +289,27 @@ fn attention(out: &mut String, report: &Report) {
             "<details class=\"check {worst}\" id=\"check-{code}\" open><summary><code>{}</code> <b>{}</b> \
              <span class=\"level\">{}</span> <span class=\"tally\">{}</span></summary>",
             esc(code),
-            esc(check.map_or("", |c| c.name)),
+            esc(check.map_or("", |c| c.name.as_str())),
             esc(results[0].level.as_str()),
             esc(&tally.join(", "))
         );
         if let Some(c) = check {
-            let _ = writeln!(out, "<p class=\"summary\">{}</p>", inline(c.summary));
+            let _ = writeln!(out, "<p class=\"summary\">{}</p>", inline(&c.summary));
             let _ = writeln!(
                 out,
                 "<details class=\"docpage\"><summary>What this check does</summary><div class=\"doc\">{}</div>\
                  <p class=\"note\">Online: <a href=\"{}\">{}</a></p></details>",
-                markdown(&checks::doc_page(c)),
-                esc(&checks::doc_uri(code)),
-                esc(&checks::doc_uri(code))
+                markdown(&c.page),
+                esc(&c.help_uri),
+                esc(&c.help_uri)
             );
         } else {
             let _ = writeln!(
                 out,
                 "<p class=\"note\">This build of crossverify does not know check {}; its page may be at <a href=\"{}\">{}</a>.</p>",
                 esc(code),
-                esc(&checks::doc_uri(code)),
-                esc(&checks::doc_uri(code))
+                esc(&super::help_uri(report, code)),
+                esc(&super::help_uri(report, code))
             );
         }
         out.push_str("<ol class=\"results\">\n");
@@ -399,18 +389,18 @@ fn check_counts(out: &mut String, report: &Report) {
     }
     out.push_str("</tr></thead><tbody>\n");
     for (code, (first, counts)) in by_code {
-        let check = checks::find(code);
+        let check = report.checks.get(code);
         let has_attention = counts[1] + counts[2] + counts[4] > 0;
         let code_html = if has_attention {
             format!("<a href=\"#check-{code}\"><code>{}</code></a>", esc(code))
         } else {
-            format!("<a href=\"{}\"><code>{}</code></a>", esc(&checks::doc_uri(code)), esc(code))
+            format!("<a href=\"{}\"><code>{}</code></a>", esc(&super::help_uri(report, code)), esc(code))
         };
         let _ = write!(
             out,
             "<tr><th scope=\"row\">{code_html}</th><td>{}<br><span class=\"note\">{}</span></td><td>{}</td>",
-            esc(check.map_or("", |c| c.name)),
-            esc(check.map_or("", |c| c.summary)),
+            esc(check.map_or("", |c| c.name.as_str())),
+            esc(check.map_or("", |c| c.summary.as_str())),
             esc(first.level.as_str())
         );
         for (o, n) in Outcome::ALL.iter().zip(counts) {
@@ -633,12 +623,12 @@ mod tests {
 
     #[test]
     fn doc_links_point_into_the_repository_at_this_version() {
-        let html = super::inline("see [specs §1](../../specs/crossaudit.md#cv-a001) and [x](https://e.org/a)");
+        let html = super::inline("see [specs §1](../../specs/format.md#cv-x001) and [x](https://e.org/a)");
         let base = format!("{}/blob/v{}", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"));
         assert_eq!(
             html,
             format!(
-                "see <a href=\"{base}/specs/crossaudit.md#cv-a001\">specs §1</a> and <a href=\"https://e.org/a\">x</a>"
+                "see <a href=\"{base}/specs/format.md#cv-x001\">specs §1</a> and <a href=\"https://e.org/a\">x</a>"
             )
         );
         assert_eq!(super::inline("[not a link"), "[not a link");

@@ -5,7 +5,7 @@
 //! schema that Jenkins' xUnit plugin ships (`test-vectors/junit/junit-10.xsd`).
 //! - failed → `<failure type="CODE" message="…">` with the evidence as text;
 //! - cantTell, untested and inapplicable → `<skipped message="outcome: reason">`: a CI pane
-//!   must not show them as passes, and they are not failures of the ledger either;
+//!   must not show them as passes, and they are not failures of the input either;
 //! - passed → an empty testcase.
 //!
 //! Times are always `0`: crossverify measures no durations, so reruns give identical files.
@@ -46,7 +46,7 @@ pub(super) fn render(report: &Report) -> String {
     }
     out.push_str("    </properties>\n");
     for r in &report.results {
-        let check = crate::checks::find(&r.code).map_or(String::new(), |c| format!(" {}", c.name));
+        let check = report.checks.get(&r.code).map_or(String::new(), |c| format!(" {}", c.name));
         let name = if r.subject.is_empty() { r.code.clone() } else { r.subject.clone() };
         let open = format!(
             "    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
@@ -64,7 +64,7 @@ pub(super) fn render(report: &Report) -> String {
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>",
                     attr(&r.code),
                     attr(&format!("{} ({} level)", r.message, r.level.as_str())),
-                    text(&details(r))
+                    text(&details(r, report))
                 );
                 out.push_str("    </testcase>\n");
             }
@@ -75,7 +75,7 @@ pub(super) fn render(report: &Report) -> String {
                     "      <skipped type=\"{}\" message=\"{}\">{}</skipped>",
                     attr(r.outcome.as_str()),
                     attr(&format!("{}: {}", r.outcome.as_str(), r.message)),
-                    text(&details(r))
+                    text(&details(r, report))
                 );
                 out.push_str("    </testcase>\n");
             }
@@ -86,7 +86,7 @@ pub(super) fn render(report: &Report) -> String {
 }
 
 /// Location and evidence, one `key: value` per line.
-fn details(r: &crate::report::CheckResult) -> String {
+fn details(r: &crate::report::CheckResult, report: &Report) -> String {
     let mut s = String::new();
     if let Some(loc) = &r.location {
         for (k, v) in [("repository", &loc.repository), ("path", &loc.path), ("commit", &loc.commit)] {
@@ -98,48 +98,16 @@ fn details(r: &crate::report::CheckResult) -> String {
     for (k, v) in &r.evidence {
         let _ = writeln!(s, "{k}: {}", v.as_str().map_or_else(|| v.to_string(), str::to_owned));
     }
-    let _ = write!(s, "docs: {}", crate::checks::doc_uri(&r.code));
+    let _ = write!(s, "docs: {}", super::help_uri(report, &r.code));
     s
 }
 
-/// Escapes element text; characters XML 1.0 cannot carry become U+FFFD.
+/// Escapes element text.
 fn text(s: &str) -> String {
-    escape(s, false)
+    super::xml::escape(s, super::xml::Context::XmlText)
 }
 
-/// Escapes an attribute value (newlines and tabs kept as character references, which
-/// attribute-value normalisation would otherwise turn into spaces).
+/// Escapes an attribute value.
 fn attr(s: &str) -> String {
-    escape(s, true)
-}
-
-fn escape(s: &str, in_attr: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if in_attr => out.push_str("&quot;"),
-            '\n' if in_attr => out.push_str("&#10;"),
-            '\r' if in_attr => out.push_str("&#13;"),
-            '\t' if in_attr => out.push_str("&#9;"),
-            c => out.push(xml_char(c)),
-        }
-    }
-    out
-}
-
-fn xml_char(c: char) -> char {
-    let ok = matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
-    if ok { c } else { '\u{FFFD}' }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn escapes_and_replaces_what_xml_cannot_hold() {
-        assert_eq!(super::attr("a\"<&>\n\u{1}"), "a&quot;&lt;&amp;&gt;&#10;\u{FFFD}");
-        assert_eq!(super::text("x<y\u{0}"), "x&lt;y\u{FFFD}");
-    }
+    super::xml::escape(s, super::xml::Context::XmlAttr)
 }

@@ -30,6 +30,9 @@ pub(super) fn render(report: &Report) -> String {
     }
     if report.results.is_empty() {
         let _ = writeln!(out, "## crossverify {}\n\nNo check ran; this report only informs.\n", cell(&report.command));
+    } else if report.hints.informational {
+        let _ = writeln!(out, "## crossverify {}\n", cell(&report.command));
+        counts(&mut out, report);
     } else {
         verdict(&mut out, report);
     }
@@ -88,12 +91,12 @@ pub(super) fn render(report: &Report) -> String {
             e.1[Outcome::ALL.iter().position(|o| *o == r.outcome).expect("ALL lists every outcome")] += 1;
         }
         for (code, (level, n)) in &by_code {
-            let name = crate::checks::find(code).map_or("", |c| c.name);
+            let name = super::check_name(report, code);
             let counts: Vec<String> = n.iter().map(|k| if *k == 0 { String::new() } else { k.to_string() }).collect();
             let _ = writeln!(
                 out,
                 "| [{code}]({}) | {} | {} | {} |",
-                crate::checks::doc_uri(code),
+                super::help_uri(report, code),
                 cell(name),
                 level.as_str(),
                 counts.join(" | ")
@@ -148,21 +151,13 @@ fn verdict(out: &mut String, report: &Report) {
         report.exit_code()
     );
     let _ = writeln!(out, "{}.\n", capitalise(super::verdict_reason(report.outcome)));
+    counts(out, report);
+}
+
+fn counts(out: &mut String, report: &Report) {
     let s = &report.summary;
     if s.total > 0 {
-        let _ = writeln!(
-            out,
-            "**{}** results: **{}** passed · **{}** failed ({} error, {} warning, {} info) · **{}** cantTell · {} inapplicable · {} untested\n",
-            s.total,
-            s.passed,
-            s.failed,
-            s.errors,
-            s.warnings,
-            s.infos(),
-            s.cant_tell,
-            s.inapplicable,
-            s.untested
-        );
+        let _ = writeln!(out, "{}\n", super::counts_sentence(s, |n| format!("**{n}**"), " · ", "results"));
     }
 }
 

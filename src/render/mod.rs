@@ -2,6 +2,9 @@
 //!
 //! A renderer never recomputes a verdict or a figure; it only lays out what the report holds,
 //! so every format tells the same story and `--output json=…` can be re-rendered later.
+//! Everything shown beyond the results travels in the report too: check names, pages and links
+//! in `Report::checks` (the command layer fills them with `protocols::describe`), tones, view
+//! order and location inputs in `Report::hints`. No renderer imports the registry.
 //! `docs/guide.md` ("Reading the outputs") describes what each format contains.
 
 mod csv;
@@ -13,8 +16,9 @@ mod markdown;
 mod sarif;
 mod svg;
 mod table;
+mod xml;
 
-use crate::report::Report;
+use crate::report::{Report, Summary, Tone};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -162,12 +166,65 @@ pub(crate) fn verdict_reason(v: crate::report::Verdict) -> &'static str {
 /// Human label of an outcome (EARL names mapped as in the ecosystem notes §3.3).
 pub(crate) fn outcome_label(o: crate::report::Outcome) -> &'static str {
     match o {
-        crate::report::Outcome::Passed => "PASS",
+        crate::report::Outcome::Passed => "OK",
         crate::report::Outcome::Failed => "FAIL",
         crate::report::Outcome::CantTell => "UNKNOWN",
         crate::report::Outcome::Inapplicable => "N/A",
         crate::report::Outcome::Untested => "SKIPPED",
     }
+}
+
+/// How a tone is drawn in each format: the one colour table.
+pub(crate) struct Colors {
+    /// CSS class of the HTML page.
+    pub css: &'static str,
+    /// SVG fill; `None` leaves the category to the chart palette.
+    pub hex: Option<&'static str>,
+    /// Terminal colour.
+    pub term: Option<Ansi>,
+}
+
+/// The terminal colours the table format uses.
+#[derive(Clone, Copy)]
+pub(crate) enum Ansi {
+    Green,
+    Red,
+    Yellow,
+}
+
+pub(crate) fn colors(t: Tone) -> Colors {
+    match t {
+        Tone::Good => Colors { css: "good", hex: Some("#1a7f37"), term: Some(Ansi::Green) },
+        Tone::Bad => Colors { css: "bad", hex: Some("#c62828"), term: Some(Ansi::Red) },
+        Tone::Unknown => Colors { css: "warn", hex: Some("#b7791f"), term: Some(Ansi::Yellow) },
+        Tone::Neutral => Colors { css: "muted", hex: None, term: None },
+    }
+}
+
+/// Name of a check, as the report documents it; empty for a code it does not document.
+pub(crate) fn check_name<'a>(report: &'a Report, code: &str) -> &'a str {
+    report.checks.get(code).map_or("", |c| c.name.as_str())
+}
+
+/// Address of a code's doc page: the report's, else where this version would publish it.
+pub(crate) fn help_uri(report: &Report, code: &str) -> String {
+    report.checks.get(code).map_or_else(|| crate::report::doc_uri(code), |c| c.help_uri.clone())
+}
+
+/// The counts sentence of the human formats; `strong` wraps the figures a reader scans for.
+pub(crate) fn counts_sentence(s: &Summary, strong: fn(usize) -> String, sep: &str, noun: &str) -> String {
+    format!(
+        "{} {noun}: {} passed{sep}{} failed ({} error, {} warning, {} info){sep}{} cantTell{sep}{} inapplicable{sep}{} untested",
+        strong(s.total),
+        strong(s.passed),
+        strong(s.failed),
+        s.errors,
+        s.warnings,
+        s.infos(),
+        strong(s.cant_tell),
+        s.inapplicable,
+        s.untested
+    )
 }
 
 /// Text sections (such as `explain`'s doc page) in key order.

@@ -20,7 +20,6 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use sha2::Digest as _;
 
-use crate::checks;
 use crate::report::{CheckResult, Level, Outcome, Report};
 
 /// Which results a SARIF file keeps.
@@ -46,7 +45,7 @@ pub(super) fn render(report: &Report, profile: Profile) -> String {
     codes.dedup();
     let index: BTreeMap<&str, usize> = codes.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     let rules: Vec<Value> =
-        codes.iter().map(|c| rule(c, kept.iter().find(|r| r.code == *c).map(|r| r.level))).collect();
+        codes.iter().map(|c| rule(c, report, kept.iter().find(|r| r.code == *c).map(|r| r.level))).collect();
 
     let mut bases: BTreeMap<String, String> = BTreeMap::new();
     let results: Vec<Value> = kept
@@ -115,8 +114,8 @@ pub(super) fn render(report: &Report, profile: Profile) -> String {
     s
 }
 
-fn rule(code: &str, seen_level: Option<Level>) -> Value {
-    let Some(c) = checks::find(code) else {
+fn rule(code: &str, report: &Report, seen_level: Option<Level>) -> Value {
+    let Some(c) = report.checks.get(code) else {
         // A code this build does not know (a report written by a newer crossverify): say so
         // rather than invent metadata.
         let level = seen_level.map_or("warning", sarif_level);
@@ -125,26 +124,26 @@ fn rule(code: &str, seen_level: Option<Level>) -> Value {
             "name": "UnregisteredCheck",
             "shortDescription": {"text": format!("Check {code}, not in this build's registry.")},
             "fullDescription": {"text": format!("Check {code} is not registered in this build of crossverify, so its documentation is not available here.")},
-            "helpUri": checks::doc_uri(code),
+            "helpUri": super::help_uri(report, code),
             "defaultConfiguration": {"level": level},
         });
     };
     let mut props = Map::new();
-    props.insert("slug".into(), c.name.into());
-    props.insert("family".into(), c.family.name().into());
-    let mut tags = vec![Value::from(c.family.name())];
-    if let Some(inv) = c.invariant {
-        props.insert("invariant".into(), inv.into());
-        tags.push(inv.into());
+    props.insert("slug".into(), c.name.clone().into());
+    props.insert("family".into(), c.family.clone().into());
+    let mut tags = vec![Value::from(c.family.clone())];
+    if let Some((label, group)) = &c.group {
+        props.insert(label.clone(), group.clone().into());
+        tags.push(group.clone().into());
     }
     props.insert("tags".into(), Value::Array(tags));
     json!({
-        "id": c.code,
-        "name": pascal(c.name),
-        "shortDescription": {"text": sentence(c.summary)},
-        "fullDescription": {"text": sentence(&squash(c.what))},
-        "help": {"text": sentence(&squash(c.why)), "markdown": checks::doc_page(c)},
-        "helpUri": checks::doc_uri(c.code),
+        "id": code,
+        "name": pascal(&c.name),
+        "shortDescription": {"text": sentence(&c.summary)},
+        "fullDescription": {"text": sentence(&squash(&c.what))},
+        "help": {"text": sentence(&squash(&c.why)), "markdown": c.page},
+        "helpUri": c.help_uri,
         "defaultConfiguration": {"level": sarif_level(c.level)},
         "properties": Value::Object(props),
     })
@@ -174,7 +173,7 @@ fn result(r: &CheckResult, rule_index: usize, report: &Report, profile: Profile)
         locations.push(fallback_location(r, report));
     }
     if !r.subject.is_empty() {
-        // The subject (a cycle, a finding, a receipt) is what the check judged; viewers show
+        // The subject (a record, a file, a claim) is what the check judged; viewers show
         // it beside the file location.
         let logical = json!({"logicalLocations": [{"name": r.subject, "kind": "object"}]});
         match locations.first_mut() {
@@ -253,11 +252,13 @@ fn physical(r: &CheckResult, report: &Report, profile: Profile) -> Option<Value>
 }
 
 /// GitHub code scanning rejects a result without a file: point at the input the report was
-/// about (the receipt, the audit ledger), else at the repository root marker file name.
+/// about (the inputs the report names for it, in order), else at the repository root.
 fn fallback_location(r: &CheckResult, report: &Report) -> Value {
-    let input = ["receipt", "audit", "path", "repo", "science"]
+    let input = report
+        .hints
+        .location_inputs
         .iter()
-        .find_map(|k| report.inputs.get(*k).and_then(Value::as_str))
+        .find_map(|k| report.inputs.get(k).and_then(Value::as_str))
         .filter(|p| !p.is_empty() && !p.starts_with('/'))
         .unwrap_or(".");
     let mut loc =

@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 
 use super::table::{NOT_MEASURED, fmt_num};
-use crate::report::{Chart, ChartKind};
+use super::xml::esc;
+use crate::report::{Chart, ChartKind, Hints};
 
 const W: f64 = 760.0;
 const LEFT: f64 = 52.0;
@@ -17,41 +18,28 @@ const TOP: f64 = 16.0;
 const PLOT_H: f64 = 200.0;
 /// Colour of bars without a category.
 const BAR: &str = "#3a6ea5";
-/// Colours for categories that are not decisions, in order of first appearance
+/// Colours for categories without a tone, in order of first appearance
 /// (Okabe–Ito, readable by most colour-blind readers).
 const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
 
-/// Colour of a CrossAudit decision or an outcome; `None` for other categories.
-pub(crate) fn decision_color(category: &str) -> Option<&'static str> {
-    Some(match category {
-        "PASS" | "passed" | "enforced" => "#1a7f37",
-        "PASS_WITH_CAVEATS" => "#7fb800",
-        "BLOCK" | "failed" | "violated" => "#c62828",
-        "BLOCKED" => "#7b1010",
-        "ESCALATE" => "#8e44ad",
-        "DCL_ONLY" => "#2f80c0",
-        "cantTell" | "untested" => "#b7791f",
-        _ => return None,
-    })
-}
-
 /// The SVG for `c`.
-pub(crate) fn chart(c: &Chart) -> String {
+pub(crate) fn chart(c: &Chart, hints: &Hints) -> String {
     match c.chart {
-        ChartKind::Bars => bars(c, false),
-        ChartKind::Histogram => bars(c, true),
-        ChartKind::Timeline => timeline(c),
+        ChartKind::Bars => bars(c, false, hints),
+        ChartKind::Histogram => bars(c, true, hints),
+        ChartKind::Timeline => timeline(c, hints),
     }
 }
 
-struct Colors {
+struct Colors<'a> {
+    hints: &'a Hints,
     seen: Vec<String>,
 }
 
-impl Colors {
+impl Colors<'_> {
     fn of(&mut self, cat: Option<&str>) -> String {
         let Some(cat) = cat else { return BAR.to_owned() };
-        if let Some(c) = decision_color(cat) {
+        if let Some(c) = self.hints.tone(cat).and_then(|t| super::colors(t).hex) {
             return c.to_owned();
         }
         let i = self.seen.iter().position(|s| s == cat).unwrap_or_else(|| {
@@ -95,7 +83,7 @@ fn label_stride(n: usize, slot: f64, longest: usize) -> usize {
     ((needed / slot).ceil() as usize).max(1).min(n.max(1))
 }
 
-fn bars(c: &Chart, adjacent: bool) -> String {
+fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
     let n = c.points.len();
     let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
     let rotate = n > 8 && longest > 3;
@@ -139,7 +127,7 @@ fn bars(c: &Chart, adjacent: bool) -> String {
     let slot = plot_w / n.max(1) as f64;
     let bw = if adjacent { slot - 1.0_f64.min(slot * 0.1) } else { slot * 0.72 };
     let stride = label_stride(n, slot, longest.min(18));
-    let mut colors = Colors { seen: Vec::new() };
+    let mut colors = Colors { hints, seen: Vec::new() };
     for (i, p) in c.points.iter().enumerate() {
         let x = LEFT + slot * i as f64 + (slot - bw) / 2.0;
         let cx = LEFT + slot * (i as f64 + 0.5);
@@ -219,7 +207,7 @@ fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
     }
 }
 
-fn timeline(c: &Chart) -> String {
+fn timeline(c: &Chart, hints: &Hints) -> String {
     let n = c.points.len();
     let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
     let rotate = n > 8 && longest > 3;
@@ -254,7 +242,7 @@ fn timeline(c: &Chart) -> String {
     let slot = plot_w / n.max(1) as f64;
     let gap = if slot > 6.0 { 1.5 } else { 0.0 };
     let stride = label_stride(n, slot, longest.min(18));
-    let mut colors = Colors { seen: Vec::new() };
+    let mut colors = Colors { hints, seen: Vec::new() };
     let _ = write!(
         out,
         "<text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
@@ -326,23 +314,6 @@ fn short(s: &str, n: usize) -> String {
     if s.chars().count() > n { s.chars().take(n - 1).chain(std::iter::once('…')).collect() } else { s.to_owned() }
 }
 
-/// Escapes text for SVG/HTML content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,6 +325,8 @@ mod tests {
             title: "T".into(),
             chart: kind,
             y_label: "n".into(),
+            x_label: String::new(),
+            category_label: String::new(),
             points: values
                 .iter()
                 .enumerate()
@@ -365,12 +338,12 @@ mod tests {
 
     #[test]
     fn a_missing_value_is_a_labelled_gap_not_a_zero_bar() {
-        let svg = super::chart(&chart(ChartKind::Bars, &[Some(3.0), None, Some(0.0)]));
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(3.0), None, Some(0.0)]), &Hints::default());
         assert_eq!(svg.matches(NOT_MEASURED).count(), 2, "tooltip and label for the one gap: {svg}");
         assert!(svg.contains("fill=\"url(#nm-t)\""));
         // The measured zero is a real bar of height 0, distinct from the gap.
         assert!(svg.contains("height=\"0.0\" fill=\"#3a6ea5\""));
-        let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]));
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]), &Hints::default());
         assert!(!svg.contains(NOT_MEASURED));
     }
 
@@ -380,10 +353,5 @@ mod tests {
         assert_eq!(ticks(0.0), (1.0, 1.0));
         assert_eq!(ticks(100.0), (100.0, 25.0));
         assert_eq!(ticks(3.0), (3.0, 1.0));
-    }
-
-    #[test]
-    fn text_is_escaped() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
     }
 }

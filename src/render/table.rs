@@ -5,7 +5,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table as CTable, presets};
 use serde_json::Value;
 
 use super::Options;
-use crate::report::{ChartKind, Level, Outcome, Report, Verdict, View};
+use crate::report::{ChartKind, Level, Outcome, Report, View};
 
 /// Text shown for a figure the input cannot support.
 pub(crate) const NOT_MEASURED: &str = "not measured";
@@ -22,12 +22,13 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     if report.results.is_empty() && report.views.is_empty() && !out.is_empty() {
         return out;
     }
-    let verdict = match report.outcome {
-        Verdict::Verified => "VERIFIED",
-        Verdict::Failed => "FAILED",
-        Verdict::Inconclusive => "INCONCLUSIVE",
-    };
-    let _ = writeln!(out, "crossverify {} · {verdict} (exit {})", report.command, report.exit_code());
+    if report.hints.informational {
+        // A listing or a derived object informs; a verdict banner would claim a verification.
+        let _ = writeln!(out, "crossverify {}", report.command);
+    } else {
+        let verdict = super::verdict_word(report.outcome);
+        let _ = writeln!(out, "crossverify {} · {verdict} (exit {})", report.command, report.exit_code());
+    }
     for (k, v) in &report.inputs {
         let _ = writeln!(out, "  {k}: {}", scalar(v));
     }
@@ -38,7 +39,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                 let mut tb = new_table(opts);
                 tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
                 for row in &t.rows {
-                    tb.add_row(row.iter().map(|c| colored(&cell(c), opts)).collect::<Vec<_>>());
+                    tb.add_row(row.iter().map(|c| colored(&cell(c), report, opts)).collect::<Vec<_>>());
                 }
                 let _ = writeln!(out, "{tb}");
                 if let Some(n) = &t.note {
@@ -50,10 +51,10 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                 // histograms; the HTML report draws them.
                 let _ = writeln!(out, "\n{}", c.title);
                 let mut tb = new_table(opts);
-                let first = if c.chart == ChartKind::Histogram { "bin" } else { "cycle" };
+                let first = c.x_label.as_str();
                 let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
                 if c.chart == ChartKind::Timeline {
-                    tb.set_header(vec![Cell::new(first), Cell::new("decision"), Cell::new(&c.y_label)]);
+                    tb.set_header(vec![Cell::new(first), Cell::new(&c.category_label), Cell::new(&c.y_label)]);
                 } else {
                     tb.set_header(vec![Cell::new(first), Cell::new(&c.y_label), Cell::new("")]);
                 }
@@ -61,7 +62,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                     let v = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
                     if c.chart == ChartKind::Timeline {
                         let cat = p.category.clone().unwrap_or_default();
-                        tb.add_row(vec![Cell::new(&p.label), colored(&cat, opts), Cell::new(v)]);
+                        tb.add_row(vec![Cell::new(&p.label), colored(&cat, report, opts), Cell::new(v)]);
                     } else {
                         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                         let bar = p.value.filter(|_| max > 0.0).map_or(0, |x| (x / max * 30.0).round() as usize);
@@ -88,10 +89,10 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         header.extend(Outcome::ALL.iter().map(|o| Cell::new(o.as_str())));
         tb.set_header(header);
         for (code, (level, counts)) in &by_code {
-            let name = crate::checks::find(code).map_or("", |c| c.name);
+            let name = super::check_name(report, code);
             let mut row = vec![Cell::new(code), Cell::new(name), Cell::new(level.as_str())];
             for (o, n) in Outcome::ALL.iter().zip(counts) {
-                row.push(if *n == 0 { Cell::new("") } else { colored_count(*o, *n, opts) });
+                row.push(if *n == 0 { Cell::new("") } else { colored_count(*o, *n, report, opts) });
             }
             tb.add_row(row);
         }
@@ -104,7 +105,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             tb.set_header(vec!["outcome", "level", "code", "subject", "message"]);
             for r in notable {
                 tb.add_row(vec![
-                    colored(r.outcome.as_str(), opts),
+                    colored(r.outcome.as_str(), report, opts),
                     Cell::new(r.level.as_str()),
                     Cell::new(&r.code),
                     Cell::new(&r.subject),
@@ -118,20 +119,10 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         return out;
     }
     let s = &report.summary;
-    let _ = writeln!(
-        out,
-        "\n{} result(s): {} passed, {} failed ({} error, {} warning, {} info), {} cantTell, {} inapplicable, {} untested",
-        s.total,
-        s.passed,
-        s.failed,
-        s.errors,
-        s.warnings,
-        s.infos(),
-        s.cant_tell,
-        s.inapplicable,
-        s.untested
-    );
-    let _ = writeln!(out, "{}: {}", report.outcome.as_str(), super::verdict_reason(report.outcome));
+    let _ = writeln!(out, "\n{}", super::counts_sentence(s, |n| n.to_string(), ", ", "result(s)"));
+    if !report.hints.informational {
+        let _ = writeln!(out, "{}: {}", report.outcome.as_str(), super::verdict_reason(report.outcome));
+    }
     out
 }
 
@@ -150,7 +141,7 @@ fn new_table(opts: &Options) -> CTable {
     t
 }
 
-/// A table cell for people: a full commit id shortened to its first 12 digits, so per-cycle
+/// A table cell for people: a full commit id shortened to its first 12 digits, so per-record
 /// tables fit a terminal (the data formats keep every digit; digests are never shortened,
 /// since a manifest is read to compare them).
 pub(crate) fn cell(v: &Value) -> String {
@@ -182,28 +173,25 @@ pub(crate) fn fmt_num(f: f64) -> String {
     }
 }
 
-fn color_of(word: &str) -> Option<Color> {
-    match word {
-        "passed" | "enforced" | "verified" | "PASS" | "yes" => Some(Color::Green),
-        "failed" | "violated" | "BLOCK" | "BLOCKED" | "ESCALATE" | "no" => Some(Color::Red),
-        "cantTell" | "untested" | NOT_MEASURED | "inconclusive" | "PASS_WITH_CAVEATS" | "DCL_ONLY" => {
-            Some(Color::Yellow)
-        }
-        _ => None,
-    }
+fn color_of(word: &str, report: &Report) -> Option<Color> {
+    report.hints.tone(word).and_then(|t| super::colors(t).term).map(|a| match a {
+        super::Ansi::Green => Color::Green,
+        super::Ansi::Red => Color::Red,
+        super::Ansi::Yellow => Color::Yellow,
+    })
 }
 
-fn colored(text: &str, opts: &Options) -> Cell {
+fn colored(text: &str, report: &Report, opts: &Options) -> Cell {
     let cell = Cell::new(text);
-    match (opts.color, color_of(text)) {
+    match (opts.color, color_of(text, report)) {
         (true, Some(c)) => cell.fg(c),
         _ => cell,
     }
 }
 
-fn colored_count(o: Outcome, n: usize, opts: &Options) -> Cell {
+fn colored_count(o: Outcome, n: usize, report: &Report, opts: &Options) -> Cell {
     let cell = Cell::new(n);
-    match (opts.color, color_of(o.as_str())) {
+    match (opts.color, color_of(o.as_str(), report)) {
         (true, Some(c)) if o != Outcome::Passed => cell.fg(c),
         _ => cell,
     }

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::report::{Table, View};
+use crate::report::{Table, Tone, View};
 
 fn table(id: &str, csv: bool) -> View {
     View::Table(Table {
@@ -36,20 +36,79 @@ fn csv_without_marked_tables_is_the_results_alone() {
 fn first_marked_table_is_primary_and_the_rest_are_companions() {
     let mut r = Report::new("x");
     r.views.push(table("skipped", false));
-    r.views.push(table("findings", true));
-    r.views.push(table("cycles", true));
+    r.views.push(table("items", true));
+    r.views.push(table("rows", true));
     r.views.push(table("results", true));
     r.finish();
     let primary = String::from_utf8(render(&r, Format::Csv, &Options::default())).unwrap();
     // null is an empty cell, formulas are defused, nested values are JSON.
     assert_eq!(primary, "a,b\n'=1+1,\n2.5,\"[\"\"x\"\"]\"\n");
     let names: Vec<String> = companions(&r, Format::Csv).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["cycles", "results-2", "results"]);
+    assert_eq!(names, ["rows", "results-2", "results"]);
     assert!(companions(&r, Format::Json).is_empty());
 }
 
 #[test]
 fn slugs_are_file_name_safe() {
-    assert_eq!(slug("Per cycle/x"), "per-cycle-x");
+    assert_eq!(slug("Per row/x"), "per-row-x");
     assert_eq!(slug(""), "view");
+}
+
+#[test]
+fn tones_come_from_the_report_alone() {
+    let mut r = Report::new("x");
+    r.views.push(View::Table(Table {
+        id: "t".into(),
+        title: "t".into(),
+        columns: vec!["state".into()],
+        rows: vec![vec![json!("HALTED")], vec![json!("RUNNING")]],
+        note: None,
+        csv: false,
+    }));
+    r.finish();
+    let html = String::from_utf8(render(&r, Format::Html, &Options::default())).unwrap();
+    assert!(!html.contains("class=\"bad\"><span class=\"badge\">HALTED"), "an undeclared word has no tone");
+    r.hints.tones.insert("HALTED".into(), Tone::Bad);
+    let html = String::from_utf8(render(&r, Format::Html, &Options::default())).unwrap();
+    assert!(html.contains("class=\"bad\"><span class=\"badge\">HALTED</span>"), "{html}");
+    assert!(html.contains(">RUNNING</th>"));
+    let colored = Options { width: None, color: true };
+    let table = String::from_utf8(render(&r, Format::Table, &colored)).unwrap();
+    let line = table.lines().find(|l| l.contains("HALTED")).unwrap();
+    assert!(line.contains('\u{1b}'), "a toned word is coloured in the terminal: {line:?}");
+    let line = table.lines().find(|l| l.contains("RUNNING")).unwrap();
+    assert!(!line.contains('\u{1b}'));
+}
+
+#[test]
+fn check_names_and_links_come_from_the_report() {
+    let mut r = Report::new("x");
+    r.results.push(crate::report::CheckResult {
+        code: "ZZ-1".into(),
+        level: crate::report::Level::Error,
+        outcome: crate::report::Outcome::Failed,
+        subject: "s".into(),
+        message: "m".into(),
+        location: None,
+        evidence: std::collections::BTreeMap::new(),
+    });
+    r.finish();
+    let md = String::from_utf8(render(&r, Format::Markdown, &Options::default())).unwrap();
+    assert!(md.contains("| [ZZ-1](") && md.contains("/docs/checks/ZZ-1.md) |  |"), "{md}");
+    r.checks.insert(
+        "ZZ-1".into(),
+        crate::report::CheckDoc {
+            name: "made-up".into(),
+            level: crate::report::Level::Error,
+            family: "f".into(),
+            group: None,
+            summary: "s".into(),
+            what: "w".into(),
+            why: "y".into(),
+            page: "# ZZ-1".into(),
+            help_uri: "https://example.org/zz-1".into(),
+        },
+    );
+    let md = String::from_utf8(render(&r, Format::Markdown, &Options::default())).unwrap();
+    assert!(md.contains("| [ZZ-1](https://example.org/zz-1) | made-up |"), "{md}");
 }

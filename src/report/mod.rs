@@ -10,10 +10,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::checks::Check;
-
 /// Version of the JSON report layout; bumped only for incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Address of a code's doc page at this version's tag (SARIF `helpUri`, report links): a report
+/// keeps pointing at the text its checks were built with.
+#[must_use]
+pub fn doc_uri(code: &str) -> String {
+    format!("{}/blob/v{}/docs/checks/{code}.md", env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"))
+}
 
 /// Result of one check on one subject (the five EARL outcomes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -122,6 +127,110 @@ pub struct Location {
     pub commit: Option<String>,
 }
 
+/// What [`CheckResult::new`] needs of a check: its code and the level of a failure. The
+/// registry's check type implements it, so the report model does not depend on the registry.
+pub trait Registered {
+    /// Stable code.
+    fn code(&self) -> &str;
+    /// Level of a failure.
+    fn level(&self) -> Level;
+}
+
+/// How a word in a cell or a chart category reads: the one colour vocabulary of every human
+/// format. The code that builds a view decides it; renderers only map it to colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    /// Holds, passed, enforced.
+    Good,
+    /// Broken, failed, refused.
+    Bad,
+    /// Undecided or qualified.
+    Unknown,
+    /// Context without a judgement (not measured, not applicable).
+    Neutral,
+}
+
+impl Tone {
+    /// The tone of an outcome or verdict word of the report model itself (`passed`,
+    /// `cantTell`, `verified`, …) and of "not measured"; `None` for any other word.
+    #[must_use]
+    pub fn of_model_word(word: &str) -> Option<Tone> {
+        Some(match word {
+            "passed" | "verified" => Tone::Good,
+            "failed" => Tone::Bad,
+            "cantTell" | "untested" | "inconclusive" => Tone::Unknown,
+            "inapplicable" | "not measured" => Tone::Neutral,
+            _ => return None,
+        })
+    }
+}
+
+/// What a renderer shows about a check: everything it would otherwise look up in a registry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckDoc {
+    /// Kebab-case name (`manifest-digest-mismatch`).
+    pub name: String,
+    /// Level of a failure.
+    pub level: Level,
+    /// Name of the owning family.
+    pub family: String,
+    /// How the family groups its checks and this check's group (`invariant`, `I7`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<(String, String)>,
+    /// One line.
+    pub summary: String,
+    /// "What it checks".
+    pub what: String,
+    /// "Why it matters".
+    pub why: String,
+    /// The whole documentation page, Markdown.
+    pub page: String,
+    /// Address of the page online.
+    pub help_uri: String,
+}
+
+/// Presentation choices the code that built the report made, so renderers need no registry and
+/// no protocol knowledge.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hints {
+    /// Tone of words that appear in cells and chart categories, beyond the report model's own
+    /// outcome words.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tones: BTreeMap<String, Tone>,
+    /// View ids a page shows first, in this order; the other views follow in report order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_views: Vec<String>,
+    /// Inputs (by key, in preference order) naming the file a result without a location is
+    /// about, for formats that require a file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub location_inputs: Vec<String>,
+    /// A label and a sentence the HTML header shows under the verdict (the one decision a
+    /// reader came for, beside the verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<(String, String)>,
+    /// The report informs (a listing, a doc page, a derived manifest) rather than verifies:
+    /// human formats show no verdict banner.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
+}
+
+impl Hints {
+    /// Whether nothing was chosen.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == Hints::default()
+    }
+
+    /// The tone of `word`: the report model's own words first, then the chosen ones.
+    #[must_use]
+    pub fn tone(&self, word: &str) -> Option<Tone> {
+        Tone::of_model_word(word).or_else(|| self.tones.get(word).copied())
+    }
+}
+
 /// One check applied to one subject.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -146,10 +255,15 @@ pub struct CheckResult {
 impl CheckResult {
     /// A result for `check` with its registered level.
     #[must_use]
-    pub fn new(check: &Check, outcome: Outcome, subject: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new<C: Registered + ?Sized>(
+        check: &C,
+        outcome: Outcome,
+        subject: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         CheckResult {
-            code: check.code.to_owned(),
-            level: check.level,
+            code: check.code().to_owned(),
+            level: check.level(),
             outcome,
             subject: subject.into(),
             message: message.into(),
@@ -278,6 +392,12 @@ pub struct Chart {
     pub chart: ChartKind,
     /// Axis caption for values.
     pub y_label: String,
+    /// Caption of what the points are (`bin`, a record's name).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub x_label: String,
+    /// Caption of the categories of a timeline.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub category_label: String,
     /// Data.
     pub points: Vec<Point>,
     /// A sentence under the chart.
@@ -320,6 +440,12 @@ pub struct Report {
     pub sections: BTreeMap<String, Value>,
     /// Tables and charts for the human formats.
     pub views: Vec<View>,
+    /// The documentation of every check code in `results`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub checks: BTreeMap<String, CheckDoc>,
+    /// Presentation choices.
+    #[serde(default, skip_serializing_if = "Hints::is_empty")]
+    pub hints: Hints,
 }
 
 impl Report {
@@ -337,6 +463,8 @@ impl Report {
             stats: BTreeMap::new(),
             sections: BTreeMap::new(),
             views: Vec::new(),
+            checks: BTreeMap::new(),
+            hints: Hints::default(),
         }
     }
 
@@ -353,7 +481,17 @@ impl Report {
         assert!(
             !matches!(
                 key,
-                "schemaVersion" | "tool" | "command" | "inputs" | "outcome" | "summary" | "results" | "stats" | "views"
+                "schemaVersion"
+                    | "tool"
+                    | "command"
+                    | "inputs"
+                    | "outcome"
+                    | "summary"
+                    | "results"
+                    | "stats"
+                    | "views"
+                    | "checks"
+                    | "hints"
             ),
             "section {key} would shadow a report field"
         );

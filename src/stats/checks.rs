@@ -1,15 +1,32 @@
 //! The statistics family's checks (`CV-S001`…`CV-S004`).
 
-use crate::checks::{Check, Family};
+use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::Level;
+
+/// Statistics and stated-figure claims: codes `CV-S` and three digits.
+pub static FAMILY: Family = Family {
+    name: "statistics",
+    prefix: "CV-S",
+    grammar: "`CV-S` then three digits",
+    code_ok: |c| prefix_and_digits(c, "CV-S", 3),
+    group_label: None,
+    group_ok: no_group,
+    sources: &[(
+        "real-ledger note",
+        "real-ledger note: [specs/notes/crossaudit-real-ledgers.md](../../specs/notes/crossaudit-real-ledgers.md)",
+    )],
+    tones: &[],
+    first_views: &[],
+    location_inputs: &["path", "repo", "science"],
+};
 
 /// A stated figure from a claims file.
 pub static CLAIM: Check = Check {
     code: "CV-S001",
     name: "stated-figure-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each figure stated in a --claims file agrees with the figure recomputed from the records",
     what: "Every entry of the claims file names a figure by JSON Pointer (RFC 6901) into the `stats` object \
            (`/closure_lag/median`, `/rules/Gate 11`) and gives the stated value, optionally with a tolerance. \
@@ -23,7 +40,7 @@ pub static CLAIM: Check = Check {
           records, contradicted with the recomputed value beside it, or shown to be beyond what the records can \
           support.",
     example: "CV-S001 failed /closure_lag/mean: stated 2.5, recomputed 1.25 (allowance ±0.05)",
-    spec: "[docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
+    spec: "[specs/stats.md#cv-s001](../../specs/stats.md#cv-s001); [docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
 };
 
 /// A published summary file vs its own records.
@@ -31,8 +48,8 @@ pub static PUBLISHED: Check = Check {
     code: "CV-S002",
     name: "published-summary-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each field of a summary.json or analysis.json beside the records agrees with the recomputation from those records",
     what: "When `summary.json` (beside `cycles.jsonl`) or `analysis.json` (beside `cycles-b.json`) is present, \
            every field is compared with the same figure recomputed from the records, with the precision rule of \
@@ -43,7 +60,7 @@ pub static PUBLISHED: Check = Check {
     why: "A published summary that disagrees with the records it was computed from is a finding in itself: one of \
           the two is wrong, and the paper's figures came from the summary.",
     example: "CV-S002 failed summary.json n_distinct_findings: summary.json says 15; the records give 14",
-    spec: "real-ledger note §2.4, §2.5, §4, §5.1",
+    spec: "[specs/stats.md#cv-s002](../../specs/stats.md#cv-s002); real-ledger note §2.4, §2.5, §4, §5.1",
 };
 
 /// A lifecycle entry vs the records.
@@ -51,8 +68,8 @@ pub static LIFECYCLE: Check = Check {
     code: "CV-S003",
     name: "published-lifecycle-disagrees",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "Each entry of findings_lifecycle.json agrees with the lifecycle recomputed from cycles.jsonl",
     what: "For every entry of `findings_lifecycle.json`: `severity` (first seen), `first_raised`, `raised_in`, \
            `closed_confirmed_in` and `rules_cited` (first occurrence) are recomputed from the cycle records and \
@@ -62,7 +79,7 @@ pub static LIFECYCLE: Check = Check {
     why: "The lifecycle file is where closure lag, recurrence and first-seen severity are read from; an entry \
           that does not follow from the cycle records makes every figure built on it unreliable.",
     example: "CV-S003 failed findings_lifecycle.json F-006: closed_confirmed_in: stated \"CYCLE-000004\", recomputed \"CYCLE-000005\"",
-    spec: "real-ledger note §2.3, §5.1 steps 3–5",
+    spec: "[specs/stats.md#cv-s003](../../specs/stats.md#cv-s003); real-ledger note §2.3, §5.1 steps 3–5",
 };
 
 /// Reading the input records.
@@ -70,8 +87,8 @@ pub static RECORDS_READABLE: Check = Check {
     code: "CV-S004",
     name: "records-unreadable",
     level: Level::Error,
-    family: Family::Stats,
-    invariant: None,
+    family: &FAMILY,
+    group: None,
     summary: "The input's records are read strictly and converted into the statistics record model",
     what: "Parses every record file of the input strictly (duplicate keys, lone surrogates and trailing data are \
            refused) and checks the fields the figures use (`cycle_id`/`cid`, `decision`, `findings` with \
@@ -83,7 +100,7 @@ pub static RECORDS_READABLE: Check = Check {
           show one value to a Python reader and another to us. Refusing, and saying which figures that costs, is \
           the only honest output.",
     example: "CV-S004 failed cycles.jsonl line 3: not strict JSON: line 1, column 120: duplicate key \"decision\"",
-    spec: "real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
+    spec: "[specs/stats.md#cv-s004](../../specs/stats.md#cv-s004); real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
 };
 
 /// Checks owned by this module.

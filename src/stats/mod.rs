@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 use crate::crossaudit::deployed::{self, LoadError};
 use crate::progress::{Ctx, Interrupted};
 use crate::report::Report;
-pub use checks::{CHECKS, CLAIM, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
+pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
 
 /// Why `stats` could not run.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,7 @@
 //! (so figures are `null`, "not measured") and one that escalates.
 #![allow(dead_code, unreachable_pub)]
 
-use crossverify::checks;
+use crossverify::protocols as checks;
 use crossverify::report::{Chart, ChartKind, CheckResult, Outcome, Point, Report, Table, View};
 use serde_json::{Value, json};
 
@@ -89,6 +89,8 @@ pub fn ledger_report() -> Report {
         title: "Decisions, cycle by cycle".into(),
         chart: ChartKind::Timeline,
         y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: "decision".into(),
         points: CYCLES
             .iter()
             .map(|(n, d, f, _)| Point { label: n.to_string(), value: f.map(f64::from), category: Some((*d).into()) })
@@ -100,6 +102,8 @@ pub fn ledger_report() -> Report {
         title: "Findings per cycle".into(),
         chart: ChartKind::Bars,
         y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: String::new(),
         points: CYCLES
             .iter()
             .map(|(n, _, f, _)| Point { label: cycle_id(*n), value: f.map(f64::from), category: None })
@@ -111,6 +115,8 @@ pub fn ledger_report() -> Report {
         title: "Closure lag".into(),
         chart: ChartKind::Histogram,
         y_label: "findings closed".into(),
+        x_label: "bin".into(),
+        category_label: String::new(),
         points: [("0", 0.0), ("1", 6.0), ("2", 3.0), ("3", 2.0), ("4+", 1.0)]
             .iter()
             .map(|(l, v)| Point { label: format!("lag {l}"), value: Some(*v), category: None })
@@ -150,6 +156,7 @@ pub fn ledger_report() -> Report {
         }),
     );
     r.finish();
+    checks::describe(&mut r);
     r
 }
 

@@ -190,7 +190,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let interrupt = AtomicBool::new(false);
     let bar = progress_bar::Bar::new(!cli.global.quiet && std::io::stderr().is_terminal());
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
-    let report = match &cli.command {
+    let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::manifest::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
         Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
@@ -221,9 +221,15 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             };
             crossverify::stats::command(&opts, ctx)?
         }
-        Command::Checks => crossverify::checks::command(),
-        Command::Explain { code } => crossverify::checks::explain(code)?,
+        Command::Checks => crossverify::protocols::checks_command(),
+        Command::Explain { code } => crossverify::protocols::explain(code)?,
     };
+    if matches!(cli.command, Command::Manifest { .. }) {
+        // A manifest is derived, not verified: its findings are shown, its verdict only sets
+        // the exit code.
+        report.hints.informational = true;
+    }
+    crossverify::protocols::describe(&mut report);
     bar.clear();
     emit(&report, &cli.global)?;
     Ok(report.exit_code())

@@ -10,18 +10,29 @@ use super::model::{
     is_full_digest,
 };
 use super::time::parse_timestamp;
-use crate::checks::{Check, Family};
+use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
 
-const SPEC: &str = "formats note §4.4 and §5.7 (deployed variant), §12 item 10; real-ledger note §4 and §6";
+/// The spec line of a deployed check: its anchor, then the notes every one of them follows.
+macro_rules! spec {
+    ($anchor:literal) => {
+        concat!(
+            "[specs/crossaudit.md#",
+            $anchor,
+            "](../../specs/crossaudit.md#",
+            $anchor,
+            "); formats note §4.4 and §5.7 (deployed variant), §12 item 10; real-ledger note §4 and §6"
+        )
+    };
+}
 
 /// Missing cycle numbers.
 pub static NUMBERING_GAP: Check = Check {
     code: "CV-A011",
     name: "cycle-numbering-gap",
     level: Level::Info,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Cycle directories are numbered CYCLE-000001, CYCLE-000002, … without gaps (a gap is reported, never a failure)",
     what: "Reads the number of every `CYCLE-NNNNNN` directory of each project and lists the numbers missing between \
            1 and the highest one. A gap is reported as a `failed` result at level info, so it never changes the \
@@ -31,7 +42,7 @@ pub static NUMBERING_GAP: Check = Check {
           computing closure lag in cycle numbers, must know the numbers skip; and a gap is also what a deleted \
           cycle would look like, so it is worth seeing even when it is innocent.",
     example: "CV-A011 failed perovskite: CYCLE-000003 is missing (cycles 1–8 present except 3); numbering gaps are legitimate in the deployed variant",
-    spec: SPEC,
+    spec: spec!("cv-a011"),
 };
 
 /// Decision vs findings' scopes.
@@ -39,8 +50,8 @@ pub static DECISION_SCOPES: Check = Check {
     code: "CV-A012",
     name: "decision-inconsistent-with-scopes",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Each cycle's decision follows from its findings: BLOCK iff a finding gates a scope, PASS_WITH_CAVEATS iff findings but none gates, PASS iff no findings",
     what: "For every cycle, computes the decision its `audit_result.json` findings imply: `BLOCK` when at least one \
            finding has a non-empty `blocked_scopes`, `PASS_WITH_CAVEATS` when there are findings but none gates a \
@@ -54,7 +65,7 @@ pub static DECISION_SCOPES: Check = Check {
           \"blocking\" means: CYCLE-000001's report lists F-005 and F-007 as non-blocking caveats while the JSON \
           gives both `blocked_scopes: [\"publish_claim\"]`.",
     example: "CV-A012 failed CYCLE-000004: decision PASS_WITH_CAVEATS, but the findings imply BLOCK (F-011 gate(s) a scope)",
-    spec: SPEC,
+    spec: spec!("cv-a012"),
 };
 
 /// Closure of an ID never raised.
@@ -62,8 +73,8 @@ pub static UNKNOWN_CLOSURE: Check = Check {
     code: "CV-A013",
     name: "closure-of-unraised-finding",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Every ID in a cycle's verified_closed_findings was raised as a finding by an earlier cycle",
     what: "Walks the cycles in ledger order. Each `verified_closed_findings` entry is read as the mining script \
            reads it (text before the first `:`, then its leading `F-<digits>`); the ID must have appeared in the \
@@ -73,7 +84,7 @@ pub static UNKNOWN_CLOSURE: Check = Check {
           confirmed\" is a count of them. A closure naming something no audit ever raised confirms nothing, and a \
           count that included it would overstate the record.",
     example: "CV-A013 failed CYCLE-000005: verifies F-099 closed, but no earlier cycle raised F-099",
-    spec: SPEC,
+    spec: spec!("cv-a013"),
 };
 
 /// Double closure.
@@ -81,8 +92,8 @@ pub static CLOSED_TWICE: Check = Check {
     code: "CV-A014",
     name: "finding-closed-twice",
     level: Level::Warning,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "No finding is verified closed twice without being raised again in between",
     what: "Tracks each finding ID through the ledger: raised (listed in `findings`), then verified closed. A second \
            verified closure of an ID that no cycle re-raised since its previous closure is reported. Statistics \
@@ -91,7 +102,7 @@ pub static CLOSED_TWICE: Check = Check {
           does not track the ledger's state; either way a closure count that took every closure at face value \
           would count one fix twice.",
     example: "CV-A014 failed CYCLE-000006: verifies F-006 closed again; it was closed in CYCLE-000005 and not raised since",
-    spec: SPEC,
+    spec: spec!("cv-a014"),
 };
 
 /// Manifest digests.
@@ -99,8 +110,8 @@ pub static MANIFEST_DIGESTS: Check = Check {
     code: "CV-A015",
     name: "cycle-manifest-digest-mismatch",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "report_manifest.json digests match the cycle's files (redacted digests are reported as not hash-verifiable)",
     what: "For every file listed in a cycle's `report_manifest.json`, re-hashes the file's bytes (SHA-256) and \
            compares them with a full 64-hex digest. A digest that is redacted or truncated (`e4e6a3586dbc…`, as in \
@@ -113,7 +124,7 @@ pub static MANIFEST_DIGESTS: Check = Check {
           redacted after hashing and its digests truncated, so its files cannot match; calling that tampering \
           would be false, and calling it verified would be worse.",
     example: "CV-A015 cantTell CYCLE-000001/audit_report.md: digest e4e6a3586dbc… is redacted (truncated), not hash-verifiable; this is not evidence of tampering",
-    spec: SPEC,
+    spec: spec!("cv-a015"),
 };
 
 /// Record identity.
@@ -121,8 +132,8 @@ pub static RECORD_IDENTITY: Check = Check {
     code: "CV-A016",
     name: "cycle-record-identity-mismatch",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "A cycle's files agree on who they are: cycle_id equals the directory, audited_commit agrees, timestamps parse and completed ≥ started",
     what: "For every cycle directory: `cycle_id` in `audit_result.json`, `codex_run_metadata.json` and \
            `report_manifest.json` equals the directory name; `audited_commit` is present in the result and the \
@@ -134,7 +145,7 @@ pub static RECORD_IDENTITY: Check = Check {
           joining these files. Files that disagree about their own cycle or commit were copied, renamed or \
           edited; a duration computed from them would be a number about nothing.",
     example: "CV-A016 failed CYCLE-000004: codex_run_metadata.json says cycle_id CYCLE-000003; audited_commit differs between audit_result.json (746564b6…) and codex_run_metadata.json (b7de4784…)",
-    spec: SPEC,
+    spec: spec!("cv-a016"),
 };
 
 /// Malformed or missing records.
@@ -142,8 +153,8 @@ pub static RECORDS_WELL_FORMED: Check = Check {
     code: "CV-A017",
     name: "cycle-record-malformed",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "Each cycle directory holds a well-formed audit_result.json and codex_run_metadata.json (strict JSON, expected field types)",
     what: "Parses `audit_result.json`, `codex_run_metadata.json` and `report_manifest.json` strictly (duplicate \
            keys, lone surrogates and trailing data are refused) and checks the field types the deployed format \
@@ -155,7 +166,7 @@ pub static RECORDS_WELL_FORMED: Check = Check {
           verifier must refuse it rather than pick one. A cycle with an unreadable result makes every count that \
           includes it unknowable, and the statistics say so instead of computing around it.",
     example: "CV-A017 failed CYCLE-000002: audit_result.json: not strict JSON: line 3, column 15: duplicate key \"decision\"",
-    spec: SPEC,
+    spec: spec!("cv-a017"),
 };
 
 /// Closed and listed open in the same cycle.
@@ -163,14 +174,14 @@ pub static CLOSED_WHILE_OPEN: Check = Check {
     code: "CV-A018",
     name: "closed-while-listed-open",
     level: Level::Error,
-    family: Family::CrossAudit,
-    invariant: None,
+    family: &crate::crossaudit::checks::FAMILY,
+    group: None,
     summary: "No cycle both lists a finding among its findings and verifies it closed",
     what: "For every cycle, intersects the IDs of its `findings` with the IDs of its `verified_closed_findings`.",
     why: "A finding cannot be open and verified closed in the same audit. Either the closure or the finding is \
           wrong, and closure lag, closed and open counts all depend on which.",
     example: "CV-A018 failed CYCLE-000004: F-008 is listed as a finding and verified closed in the same cycle",
-    spec: SPEC,
+    spec: spec!("cv-a018"),
 };
 
 /// Checks owned by this module.

@@ -1,0 +1,165 @@
+//! The CrossAudit report views: the conformance matrix, the cycles table and charts, the
+//! admission table. The words they write and how those words read are declared with the
+//! family (`checks::FAMILY`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::{Admission, INVARIANTS, Run};
+use crate::report::{Chart, ChartKind, CheckResult, Outcome, Point, Report, Table, View};
+
+/// The I1–I8 × enforced / violated / not measured table over `results`.
+#[must_use]
+pub fn conformance(results: &[CheckResult]) -> Table {
+    let mut rows = Vec::new();
+    for (inv, guarantee) in INVARIANTS {
+        let (mut ok, mut bad, mut unknown) = (0u64, 0u64, 0u64);
+        for r in results {
+            let Some(c) = super::CHECKS.iter().chain(super::deployed::CHECKS).find(|c| c.code == r.code) else {
+                continue;
+            };
+            if c.group != Some(inv) {
+                continue;
+            }
+            match r.outcome {
+                Outcome::Passed => ok += 1,
+                Outcome::Failed if r.level == crate::report::Level::Info => {}
+                Outcome::Failed => bad += 1,
+                Outcome::CantTell | Outcome::Untested => unknown += 1,
+                Outcome::Inapplicable => {}
+            }
+        }
+        let status = if bad > 0 {
+            "violated"
+        } else if ok == 0 {
+            "not measured"
+        } else if unknown > 0 {
+            "partly measured"
+        } else {
+            "enforced"
+        };
+        rows.push(vec![json!(inv), json!(guarantee), json!(ok), json!(bad), json!(unknown), json!(status)]);
+    }
+    Table {
+        id: "conformance".into(),
+        title: "Conformance to the invariants (results per invariant)".into(),
+        columns: ["invariant", "guarantee", "enforced", "violated", "not measured", "status"].map(String::from).to_vec(),
+        rows,
+        note: Some("enforced = checks passed; violated = checks failed; not measured = evidence missing or unverifiable (cantTell/untested). Inapplicable checks are not counted.".into()),
+        csv: false,
+    }
+}
+
+/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>" (its topic
+/// only, e.g. "single use"; the `admissions` section has the sentence).
+fn admission_cell(a: &Admission) -> String {
+    if a.ready {
+        "ready".to_owned()
+    } else if let Some(s) = a.shortfalls.first() {
+        format!("no: {s}")
+    } else {
+        let topic = a.unobservable.first().map_or("", |u| u.split(':').next().unwrap_or(u));
+        format!("unknown: {topic}")
+    }
+}
+
+pub(super) fn cycles(report: &mut Report, run: &Run, admissions: &[Admission]) {
+    report.views.push(View::Table(conformance(&report.results)));
+    let mut failed_by_cycle: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &report.results {
+        if r.outcome == Outcome::Failed && r.level != crate::report::Level::Info {
+            *failed_by_cycle.entry(r.subject.split(' ').next().unwrap_or("")).or_default() += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    let mut timeline = Vec::new();
+    let mut bars = Vec::new();
+    for (i, c) in run.ledger.cycles.iter().enumerate() {
+        let f = &run.facts[i];
+        let r = f.receipt.as_ref();
+        let verdict = f.verdict.clone().unwrap_or_else(|| "(no receipt)".into());
+        let findings =
+            f.model_findings.len() + c.dcl.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |d| d.findings.len());
+        rows.push(vec![
+            json!(c.name),
+            r.and_then(|r| r.sha.as_deref()).map_or(Value::Null, |s| json!(s)),
+            f.round.map_or(Value::Null, |n| json!(n)),
+            json!(verdict),
+            f.integrity.as_deref().map_or(Value::Null, |s| json!(s)),
+            json!(f.inputs.dcl_failures),
+            json!(f.model_findings.len()),
+            json!(failed_by_cycle.get(c.path.as_str()).copied().unwrap_or(0)),
+            json!(admission_cell(&admissions[i])),
+            c.added_in.map_or(Value::Null, |a| json!(a.0.to_string())),
+        ]);
+        #[allow(clippy::cast_precision_loss)]
+        let count = r.map(|_| findings as f64);
+        timeline.push(Point { label: c.name.clone(), value: count, category: Some(verdict) });
+        bars.push(Point { label: c.name.clone(), value: count, category: None });
+    }
+    report.views.push(View::Table(Table {
+        id: "cycles".into(),
+        title: "Cycles (ledger order)".into(),
+        columns: [
+            "cycle",
+            "commit",
+            "round",
+            "verdict",
+            "integrity",
+            "DCL failures",
+            "model findings",
+            "failed checks",
+            "admission",
+            "receipt added in",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        note: None,
+        csv: true,
+    }));
+    report.views.push(View::Chart(Chart {
+        id: "timeline".into(),
+        title: "Cycles by verdict".into(),
+        chart: ChartKind::Timeline,
+        y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: "decision".into(),
+        points: timeline,
+        note: None,
+    }));
+    report.views.push(View::Chart(Chart {
+        id: "findings-per-cycle".into(),
+        title: "Findings per cycle (deterministic + model)".into(),
+        chart: ChartKind::Bars,
+        y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: String::new(),
+        points: bars,
+        note: Some("A cycle without a readable receipt is drawn as a gap (not measured).".into()),
+    }));
+}
+
+/// The one-row admission table of `crossverify receipt`.
+pub(super) fn admission(a: &Admission) -> View {
+    View::Table(Table {
+        id: "admission".into(),
+        title: "Admission".into(),
+        columns: vec!["ready".into(), "tier".into(), "reason".into()],
+        rows: vec![vec![json!(if a.ready { "yes" } else { "no" }), json!(a.tier), json!(a.reason)]],
+        note: (!a.shortfalls.is_empty() || !a.unobservable.is_empty()).then(|| {
+            let mut all = a.shortfalls.clone();
+            all.extend(a.unobservable.iter().map(|u| format!("not observable: {u}")));
+            all.join("; ")
+        }),
+        csv: false,
+    })
+}
+
+/// The admission decision under the verdict of `crossverify receipt`'s page.
+pub(super) fn headline(report: &mut Report, a: &Admission) {
+    let decision = if a.ready { "ready to admit" } else { "not admissible" };
+    let text = if a.reason.is_empty() { decision.to_owned() } else { format!("{decision} · {}", a.reason) };
+    report.hints.headline = Some(("Admission".to_owned(), text));
+}
