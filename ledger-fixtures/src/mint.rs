@@ -14,15 +14,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::config::Config;
-use super::receipt::Family;
-use super::replay::cycle_id_for;
-use super::scope::{self, Expect};
-use super::synthesis::{self, Inputs, Rule};
+use crossverify::git::{ObjectId, Repo};
+use crossverify::json::{self, Number, Value};
+
 use crate::fixture::{self, Error, RepoBuilder};
-use crate::git::{ObjectId, Repo};
-use crate::json::{self, Number, Value};
-use crate::manifest::Digest;
+use crate::rules::{self, Bound, Family, Precedence, sha256_hex};
 
 /// Builds the fixture described by the TOML file at `path` into `out`.
 ///
@@ -618,7 +614,7 @@ impl Minter {
         }
         let repo = self.s.science_repo.clone();
         self.ctl.push(CtlCycle {
-            id: cycle_id_for(&repo, sha),
+            id: rules::cycle_id(&repo, sha),
             repo,
             root_sha: sha.to_owned(),
             active_sha: sha.to_owned(),
@@ -640,27 +636,25 @@ impl Minter {
         let round = self.ctl[ci].round;
         let max_rounds = self.s.max_rounds.unwrap_or(3);
         let product = self.family == Family::Schema2;
-        let rule = match c.precedence.as_deref() {
-            Some("paper") => Rule::Paper,
-            Some("dcl-first") => Rule::DclFirst,
+        let precedence = match c.precedence.as_deref() {
+            Some("paper") => Precedence::Paper,
+            Some("dcl-first") => Precedence::DclFirst,
             Some(other) => return Err(self.err(format!("cycle {n}: precedence {other:?} is not paper or dcl-first"))),
-            None if product => Rule::DclFirst,
-            None => Rule::Paper,
+            None if product => Precedence::DclFirst,
+            None => Precedence::Paper,
         };
-        let dcl_failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
         let offline = c.reply.is_none() && c.invalid.is_none();
-        let inputs = Inputs {
-            lock,
-            invalid: c.invalid.is_some(),
-            dcl_failures,
-            bound: c.bound_exceeded > 0,
-            reply: c.reply.as_ref().map(|r| r.verdict.clone()),
-            offline,
-        };
-        let verdict = match synthesis::synthesize(rule, &inputs) {
-            synthesis::Expected::Verdict(v) => v.to_owned(),
-            synthesis::Expected::Reply => "ESCALATE".to_owned(),
-        };
+        let verdict = rules::verdict(
+            precedence,
+            &rules::Round {
+                lock,
+                invalid: c.invalid.is_some(),
+                dcl_blocker: c.dcl.iter().any(|f| f.severity == "BLOCKER"),
+                bound_exceeded: c.bound_exceeded > 0,
+                offline,
+                reply: c.reply.as_ref().map(|r| r.verdict.clone()),
+            },
+        );
         let integrity = match (self.family, c.invalid.is_some()) {
             (Family::V1, true) => "AUDITOR_INVALID_ESCALATION_REQUIRED",
             (Family::V1, false) => "OK",
@@ -675,29 +669,27 @@ impl Minter {
         // Manifest per the dialect's rule, read back from the science objects just written.
         let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
         let run_verb = self.s.verb.as_deref() == Some("run");
-        // The product refuses a configuration with keys it does not know; so must the minter.
-        let parse = if self.family == Family::Schema2 { Config::parse_product } else { Config::parse };
-        let cfg = parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
-        let sel = match self.family {
-            Family::V1 => scope::v1(&sci, commit),
-            Family::Schema2 if run_verb => scope::product_run(&sci, commit, &cfg, scope::Product { v4: self.v4 }),
-            Family::Schema2 => scope::product_audit(&sci, commit, &self.s.scope, scope::Product { v4: self.v4 }),
+        let p = rules::Product { v4: self.v4, scope_dirs: self.s.scope_dirs.as_deref() };
+        let bound = match self.family {
+            Family::V1 => rules::v1_manifest(&sci, commit),
+            Family::Schema2 if run_verb => rules::product_run_manifest(&sci, commit, p),
+            Family::Schema2 => rules::product_audit_manifest(&sci, commit, &self.s.scope, p),
         }
         .map_err(|e| self.err(e.to_string()))?;
         let mut manifest = BTreeMap::new();
-        for (k, e) in &sel.keys {
-            let v = match e {
-                Expect::File(id) => match self.digests.get(id) {
+        for (k, b) in bound {
+            let v = match b {
+                Bound::Blob(id) => match self.digests.get(&id) {
                     Some(d) => d.clone(),
                     None => {
-                        let d = Digest::of(&sci.blob(*id).map_err(|e| self.err(e.to_string()))?).hex();
-                        self.digests.insert(*id, d.clone());
+                        let d = sha256_hex(&sci.blob(id).map_err(|e| self.err(e.to_string()))?);
+                        self.digests.insert(id, d.clone());
                         d
                     }
                 },
-                Expect::Absent { .. } => "ABSENT".to_owned(),
+                Bound::Absent => "ABSENT".to_owned(),
             };
-            manifest.insert(k.clone(), jstr(&v));
+            manifest.insert(k, jstr(&v));
         }
         let tree = sci.commit(commit).map_err(|e| self.err(e.to_string()))?.tree.to_string();
         // Constitution version and check layer at audit time (before this cycle's commit).
@@ -739,7 +731,7 @@ impl Minter {
                     h.update(b);
                 }
             }
-            Digest(h.finalize().into()).hex()
+            hex::encode(h.finalize())
         };
         let model = if offline {
             "offline-stub".to_owned()
@@ -750,9 +742,9 @@ impl Minter {
         };
         let provider = if c.replay_provider { "replay".to_owned() } else { self.s.provider.clone() };
         let prompt = if offline {
-            Digest::of(b"offline").hex()
+            sha256_hex(b"offline")
         } else {
-            Digest::of(format!("CONSTITUTION @ {constitution_commit}:\n{sha}\nround {round}").as_bytes()).hex()
+            sha256_hex(format!("CONSTITUTION @ {constitution_commit}:\n{sha}\nround {round}").as_bytes())
         };
         // Directory.
         let dir = match self.family {
@@ -782,7 +774,7 @@ impl Minter {
         let dcl_json = self.dcl_output(c, &sha);
         let report = self.report(c, &sha, round, &verdict, &constitution_commit, &dcl_json, &model, &provider);
         let report = self.forged(n, "report.md", report);
-        let report_digest = Digest::of(report.as_bytes()).hex();
+        let report_digest = sha256_hex(report.as_bytes());
         let mut files: Vec<(String, String)> = Vec::new();
         let cycle_id = self.ctl[ci].id.clone();
         let receipt = match self.family {
@@ -821,7 +813,7 @@ impl Minter {
                 ("provider_request_id".to_owned(), jstr(&format!("{provider}:{}", &prompt[..12]))),
                 ("raw_retained".to_owned(), Value::Bool(false)),
                 ("request_sha256".to_owned(), jstr(&prompt)),
-                ("response_sha256".to_owned(), jstr(&Digest::of(format!("{verdict}{sha}").as_bytes()).hex())),
+                ("response_sha256".to_owned(), jstr(&sha256_hex(format!("{verdict}{sha}").as_bytes()))),
             ]);
             if self.v4 {
                 e.insert("fallback".into(), Value::Bool(false));
@@ -876,8 +868,8 @@ impl Minter {
                         ),
                         ("constitution_commit", jstr(&constitution_commit)),
                         ("constitution_path", jstr("AUDIT_RULES.md")),
-                        ("constitution_sha256", jstr(&Digest::of(&constitution_bytes).hex())),
-                        ("dcl_source_sha256", jstr(&Digest::of(format!("crossaudit-dcl {version}").as_bytes()).hex())),
+                        ("constitution_sha256", jstr(&sha256_hex(&constitution_bytes))),
+                        ("dcl_source_sha256", jstr(&sha256_hex(format!("crossaudit-dcl {version}").as_bytes()))),
                         ("manifest", Value::Object(manifest.clone())),
                         ("prompt_sha256", jstr(&prompt)),
                         ("skills", Value::Object(BTreeMap::new())),
@@ -918,7 +910,7 @@ impl Minter {
                 (
                     "verifier",
                     obj([
-                        ("code_digest_sha256", jstr(&Digest::of(format!("crossaudit {version}").as_bytes()).hex())),
+                        ("code_digest_sha256", jstr(&sha256_hex(format!("crossaudit {version}").as_bytes()))),
                         ("install_mode", jstr("wheel")),
                         ("lock_digest_sha256", Value::Null),
                         ("project", jstr("crossaudit")),
@@ -936,7 +928,7 @@ impl Minter {
                 let exchange = self.raw_exchange(c, &model);
                 let exchange_file = self.tampered(n, "raw_exchange.json", json::python_pretty(&exchange, true));
                 let receipt_text = json::python_pretty(&receipt, true);
-                identity = Digest::of(receipt_text.as_bytes()).hex();
+                identity = sha256_hex(receipt_text.as_bytes());
                 if let Some(m) = self.minted.last_mut() {
                     m.identity.clone_from(&identity);
                 }
@@ -968,7 +960,7 @@ impl Minter {
             }
             Family::Schema2 if c.unrecorded => {
                 let r = schema2("");
-                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
+                identity = sha256_hex(json::canonical(&r).as_bytes());
                 if let Some(m) = self.minted.last_mut() {
                     m.identity.clone_from(&identity);
                 }
@@ -998,7 +990,7 @@ impl Minter {
                     return Ok(());
                 }
                 let r = schema2(&report_commit.to_string());
-                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
+                identity = sha256_hex(json::canonical(&r).as_bytes());
                 if let Some(m) = self.minted.last_mut() {
                     m.identity.clone_from(&identity);
                 }
@@ -1193,7 +1185,7 @@ impl Minter {
             ("model", jstr(model)),
             ("raw_reply", reply),
             ("started_at", jint(self.science.clock())),
-            ("system_prompt_sha256", jstr(&Digest::of(b"crossverify fixture system prompt").hex())),
+            ("system_prompt_sha256", jstr(&sha256_hex(b"crossverify fixture system prompt"))),
             ("temperature", jint(0)),
         ])
     }

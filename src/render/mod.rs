@@ -104,7 +104,14 @@ pub struct Options {
 #[must_use]
 pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
     match format {
+        #[cfg(feature = "cli")]
         Format::Table => table::render(report, opts).into_bytes(),
+        // Without the `cli` feature there is no terminal table engine: the table is markdown.
+        #[cfg(not(feature = "cli"))]
+        Format::Table => {
+            let _ = opts;
+            markdown::render(report).into_bytes()
+        }
         Format::Json => json::render(report).into_bytes(),
         Format::Jsonl => jsonl::render(report).into_bytes(),
         Format::Csv => csv::primary(report),

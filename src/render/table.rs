@@ -1,6 +1,9 @@
+// Without the `cli` feature only the helpers the other renderers share are compiled.
+#![cfg_attr(not(feature = "cli"), allow(unused_imports))]
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+#[cfg(feature = "cli")]
 use comfy_table::{Cell, Color, ContentArrangement, Table as CTable, presets};
 use serde_json::Value;
 
@@ -10,6 +13,7 @@ use crate::report::{ChartKind, Level, Outcome, Report, Verdict, View};
 /// Text shown for a figure the input cannot support.
 pub(crate) const NOT_MEASURED: &str = "not measured";
 
+#[cfg(feature = "cli")]
 pub(super) fn render(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
     // Text sections (a doc page) are documents: printed verbatim, and alone when there is
@@ -135,6 +139,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     out
 }
 
+#[cfg(feature = "cli")]
 fn new_table(opts: &Options) -> CTable {
     let mut t = CTable::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
@@ -182,6 +187,7 @@ pub(crate) fn fmt_num(f: f64) -> String {
     }
 }
 
+#[cfg(feature = "cli")]
 fn color_of(word: &str) -> Option<Color> {
     match word {
         "passed" | "enforced" | "verified" | "PASS" | "yes" => Some(Color::Green),
@@ -193,6 +199,7 @@ fn color_of(word: &str) -> Option<Color> {
     }
 }
 
+#[cfg(feature = "cli")]
 fn colored(text: &str, opts: &Options) -> Cell {
     let cell = Cell::new(text);
     match (opts.color, color_of(text)) {
@@ -201,6 +208,7 @@ fn colored(text: &str, opts: &Options) -> Cell {
     }
 }
 
+#[cfg(feature = "cli")]
 fn colored_count(o: Outcome, n: usize, opts: &Options) -> Cell {
     let cell = Cell::new(n);
     match (opts.color, color_of(o.as_str())) {
