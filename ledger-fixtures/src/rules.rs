@@ -60,9 +60,8 @@ pub struct Round {
 /// §8: the verdict a round records.
 #[must_use]
 pub fn verdict(p: Precedence, r: &Round) -> String {
-    let v = if r.lock {
-        "ESCALATE"
-    } else if p == Precedence::Paper && r.invalid {
+    let invalid_first = p == Precedence::Paper && r.invalid;
+    let v = if r.lock || invalid_first {
         "ESCALATE"
     } else if r.dcl_blocker {
         "BLOCKED"
@@ -71,10 +70,8 @@ pub fn verdict(p: Precedence, r: &Round) -> String {
     } else if r.offline {
         "DCL_ONLY"
     } else {
-        match r.reply.as_deref() {
-            Some(v @ ("PASS" | "BLOCKED")) => v,
-            _ => "ESCALATE",
-        }
+        // A reply verdict outside the vocabulary is an invalid reply: the round escalates.
+        r.reply.as_deref().filter(|v| matches!(*v, "PASS" | "BLOCKED")).unwrap_or("ESCALATE")
     };
     v.to_owned()
 }
@@ -203,8 +200,7 @@ fn own(path: &str) -> bool {
 /// Unreadable objects.
 pub fn product_run_manifest(repo: &Repo, commit: ObjectId, p: Product<'_>) -> Result<BTreeMap<String, Bound>, Error> {
     let keep = |path: &str| {
-        !own(path)
-            && !(p.v4 && has_template(path))
+        !(own(path) || p.v4 && has_template(path))
             && p.scope_dirs.is_none_or(|dirs| dirs.iter().any(|d| path.split('/').next() == Some(d.trim_matches('/'))))
     };
     let mut m = BTreeMap::new();
