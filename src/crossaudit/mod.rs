@@ -811,7 +811,7 @@ fn ledger_relative(repo: &Path, receipt: &Path) -> Result<Option<String>, Error>
     abs.strip_prefix(&root).ok().map(to_str).transpose()
 }
 
-/// `crossverify demo`: writes the built-in demo ledger ([`demo`], minted from
+/// `crossverify demo`: writes the built-in demo ledger ([`mod@demo`], minted from
 /// `ledger-fixtures/demo.toml`; with gix, no git CLI, no network) to a temporary directory and
 /// verifies it like `crossverify ledger`.
 ///
