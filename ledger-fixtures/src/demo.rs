@@ -1,4 +1,4 @@
-//! The demo ledger's archives (read by `crossverify::crossaudit::demo`): every object of a
+//! The demo ledger's archives (unpacked by the product's `demo` command): every object of a
 //! minted bare repository, sorted by id, then `HEAD` and its loose references.
 
 use std::path::Path;
