@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crossverify::crossaudit::{self, mint, receipt::Receipt};
-use crossverify::fixture::synthetic::{Options, Sizes};
+use crossverify::crossaudit::{self, receipt::Receipt};
 use crossverify::git::{ObjectId, Repo, Scope};
 use crossverify::manifest::Digest;
 use crossverify::progress::Ctx;
+use crossverify_fixtures::fixture::synthetic::{Options, Sizes};
+use crossverify_fixtures::mint;
 
 const ROUNDS: usize = 3;
 

@@ -15,10 +15,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use crossverify::fixture::synthetic::{self, Fill, Options, Sizes};
 use crossverify::git::{ObjectId, Repo, Scope};
 use crossverify::manifest::{self, BlobHashes};
 use crossverify::progress::Ctx;
+use crossverify_fixtures::fixture::synthetic::{self, Fill, Options, Sizes};
 use sha2::Digest as _;
 
 /// The benchmark tree: 20,000 files, log-uniform 128 B..60 kB (mean ≈ 10 kB), numeric text,

@@ -8,6 +8,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let [_, scenario, out] = args.as_slice() else {
         return Err("usage: mint <scenario.toml> <output dir>".into());
     };
-    crossverify::crossaudit::mint::build_file(Path::new(scenario), Path::new(out))?;
+    crossverify_fixtures::mint::build_file(Path::new(scenario), Path::new(out))?;
     Ok(())
 }

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crossverify::crossaudit::mint::{Synthetic, synthetic};
-use crossverify::fixture::synthetic::{Options, Sizes};
+use crossverify_fixtures::fixture::synthetic::{Options, Sizes};
+use crossverify_fixtures::mint::{Synthetic, synthetic};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();

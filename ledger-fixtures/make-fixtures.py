@@ -20,7 +20,7 @@ Plain-directory fixtures (copied as is by the tests):
   analysis-small/         cycles-b.json with a consistent analysis.json (minutes rounded as printed)
   v1-receipts/            a reference v1 receipt ledger (detected, not converted)
   schema2-receipts/       a receipt-schema-2 ledger (detected, not converted)
-Git fixture (built by crossverify::crossaudit::mint from TOML):
+Git fixture (built by crossverify_fixtures::mint from TOML):
   deployed-git.toml       an audit repository growing over three commits, and a science
                           repository whose commit subjects name the findings they fix
 """

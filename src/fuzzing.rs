@@ -12,7 +12,7 @@ use crate::crossaudit::config::Config;
 use crate::crossaudit::constitution::{self, Constitution, Syntax};
 use crate::crossaudit::receipt::{Family, Receipt, manifest_key_problem};
 use crate::crossaudit::substitute::Substitute;
-use crate::crossaudit::{dcl, deployed, mint, report_md, scope};
+use crate::crossaudit::{dcl, deployed, report_md, scope};
 use crate::json::{self, Value};
 use crate::manifest::Digest;
 use crate::report::{Level, Outcome};
@@ -161,7 +161,7 @@ pub const ROUND_ONE: &[u8] = b"@r1\n";
 const ROUND_ONE_CYCLE: &str = "cycles/739e7b6f5ebf-r1";
 
 impl ReceiptVerify {
-    /// Mints the built-in demo ledger into `dir` (which must be empty or absent) and selects
+    /// Writes the built-in demo ledger into `dir` (which must be empty or absent) and selects
     /// [`RECEIPT_VERIFY_CYCLE`] (a PASS in round 2, so the parent chain and round sequence are
     /// in play).
     ///
@@ -169,7 +169,7 @@ impl ReceiptVerify {
     /// When the demo cannot be minted or loaded: a harness without its ledger checks nothing.
     #[must_use]
     pub fn demo(dir: &Path) -> ReceiptVerify {
-        mint::build(crate::crossaudit::DEMO_SCENARIO, dir).expect("the demo ledger mints");
+        crate::crossaudit::demo::unpack(dir).expect("the demo ledger unpacks");
         let mut opts = crate::crossaudit::Options::new(&dir.join("audit"));
         opts.science = Some(dir.join("science"));
         let repo = crate::git::Repo::open(&dir.join("audit")).expect("the demo audit repository opens");

@@ -24,7 +24,6 @@
 
 pub mod checks;
 pub mod crossaudit;
-pub mod fixture;
 pub mod fuzzing;
 pub mod git;
 pub mod json;

@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crossverify::fixture::{Content, RepoBuilder};
+use crossverify_fixtures::fixture::{Content, RepoBuilder};
 use gix::ObjectId;
 
 fn git_cmd(dir: &Path) -> Command {
@@ -197,7 +197,7 @@ fn special_names_kinds_and_scopes_agree() {
         .file("exp-2/x", "x")
         .file("exp.txt", "sibling with a longer name")
         .file("expx/y", "y")
-        .file("big.bin", crossverify::fixture::spec::generated(b"big", 1 << 20));
+        .file("big.bin", crossverify_fixtures::fixture::spec::generated(b"big", 1 << 20));
     b.commit("kinds").expect("commit");
     for scopes in [
         &[][..],
@@ -319,8 +319,8 @@ mod generated {
             let mut b = RepoBuilder::init(&path).expect("init");
             for (p, k) in &files {
                 let c = match k {
-                    Kind::File(n) => Content::File(crossverify::fixture::spec::generated(p, *n)),
-                    Kind::Exec(n) => Content::Executable(crossverify::fixture::spec::generated(p, *n)),
+                    Kind::File(n) => Content::File(crossverify_fixtures::fixture::spec::generated(p, *n)),
+                    Kind::Exec(n) => Content::Executable(crossverify_fixtures::fixture::spec::generated(p, *n)),
                     Kind::Link => Content::Symlink(b"a".to_vec()),
                 };
                 b.put(p, c);

@@ -12,11 +12,11 @@ pub mod checks;
 pub mod config;
 pub mod constitution;
 pub mod dcl;
+pub mod demo;
 pub mod deployed;
 mod derive;
 mod lifecycle;
 mod load;
-pub mod mint;
 pub mod receipt;
 mod replay;
 pub mod report_md;
@@ -679,11 +679,9 @@ fn ledger_relative(repo: &Path, receipt: &Path) -> Result<Option<String>, Error>
     abs.strip_prefix(&root).ok().map(to_str).transpose()
 }
 
-/// The description of the demo ledger that ships inside the binary.
-pub const DEMO_SCENARIO: &str = include_str!("../../ledger-fixtures/demo.toml");
-
-/// `crossverify demo`: builds the built-in demo ledger (with gix, no git CLI, no network) in a
-/// temporary directory and verifies it like `crossverify ledger`.
+/// `crossverify demo`: writes the built-in demo ledger ([`mod@demo`], minted from
+/// `ledger-fixtures/demo.toml`; with gix, no git CLI, no network) to a temporary directory and
+/// verifies it like `crossverify ledger`.
 ///
 /// # Errors
 /// When the temporary directory cannot be written (exit 2).
@@ -692,7 +690,7 @@ pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
         .prefix("crossverify-demo-")
         .tempdir()
         .map_err(|e| Error::Usage(format!("creating a temporary directory for the demo ledger: {e}")))?;
-    mint::build(DEMO_SCENARIO, dir.path()).map_err(|e| Error::Usage(e.to_string()))?;
+    demo::unpack(dir.path()).map_err(Error::Usage)?;
     let mut opts = Options::new(&dir.path().join("audit"));
     opts.science = Some(dir.path().join("science"));
     let mut report = ledger(&opts, ctx)?;

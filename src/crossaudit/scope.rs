@@ -372,7 +372,7 @@ pub fn unbound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::RepoBuilder;
+    use crossverify_fixtures::fixture::RepoBuilder;
 
     fn repo() -> (tempfile::TempDir, Repo, ObjectId) {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -8,7 +8,7 @@ use std::process::Command;
 use gix::bstr::{BString, ByteSlice};
 
 use super::*;
-use crate::fixture::{Content, RepoBuilder, Stamp};
+use crossverify_fixtures::fixture::{Content, RepoBuilder, Stamp};
 
 /// `git` in `dir` with no system or global configuration and a throwaway `HOME`.
 fn git_out(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -44,7 +44,7 @@ fn loose(repo: &Path, id: ObjectId) -> PathBuf {
 }
 
 fn stamp(time: i64) -> Stamp {
-    Stamp { name: crate::fixture::NAME.into(), email: crate::fixture::EMAIL.into(), time }
+    Stamp { name: crossverify_fixtures::fixture::NAME.into(), email: crossverify_fixtures::fixture::EMAIL.into(), time }
 }
 
 /// Three linear commits: `a.txt` and `dir/sub/b.txt`, then a change to `a.txt`, then a
@@ -280,7 +280,7 @@ fn dag(path: &Path, seed: u64, steps: usize) -> Vec<ObjectId> {
     for p in PATHS {
         b.file(p, format!("{p} v0\n"));
     }
-    let mut time = crate::fixture::EPOCH;
+    let mut time = crossverify_fixtures::fixture::EPOCH;
     let root = b.commit_with("root", &stamp(time)).expect("root");
     let mut all = vec![root];
     let mut tips = vec![root];

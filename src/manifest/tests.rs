@@ -1,8 +1,8 @@
 use std::sync::atomic::AtomicBool;
 
 use super::*;
-use crate::fixture::{Content, RepoBuilder};
 use crate::progress::Silent;
+use crossverify_fixtures::fixture::{Content, RepoBuilder};
 
 fn science(dir: &std::path::Path) -> (Repo, ObjectId, ObjectId) {
     let path = dir.join("m.git");

@@ -108,7 +108,14 @@ pub struct Options {
 #[must_use]
 pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
     match format {
+        #[cfg(feature = "cli")]
         Format::Table => table::render(report, opts).into_bytes(),
+        // Without the `cli` feature there is no terminal table engine: the table is markdown.
+        #[cfg(not(feature = "cli"))]
+        Format::Table => {
+            let _ = opts;
+            markdown::render(report).into_bytes()
+        }
         Format::Json => json::render(report).into_bytes(),
         Format::Jsonl => jsonl::render(report).into_bytes(),
         Format::Csv => csv::primary(report),
@@ -180,7 +187,8 @@ pub(crate) struct Colors {
     pub css: &'static str,
     /// SVG fill; `None` leaves the category to the chart palette.
     pub hex: Option<&'static str>,
-    /// Terminal colour.
+    /// Terminal colour (read only by the comfy-table renderer of the `cli` feature).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub term: Option<Ansi>,
 }
 

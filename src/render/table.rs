@@ -1,6 +1,9 @@
+// Without the `cli` feature only the helpers the other renderers share are compiled.
+#![cfg_attr(not(feature = "cli"), allow(unused_imports))]
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+#[cfg(feature = "cli")]
 use comfy_table::{Cell, Color, ContentArrangement, Table as CTable, presets};
 use serde_json::Value;
 
@@ -10,6 +13,7 @@ use crate::report::{ChartKind, Level, Outcome, Report, View};
 /// Text shown for a figure the input cannot support.
 pub(crate) const NOT_MEASURED: &str = "not measured";
 
+#[cfg(feature = "cli")]
 pub(super) fn render(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
     // Text sections (a doc page) are documents: printed verbatim, and alone when there is
@@ -126,6 +130,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     out
 }
 
+#[cfg(feature = "cli")]
 fn new_table(opts: &Options) -> CTable {
     let mut t = CTable::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
@@ -173,6 +178,7 @@ pub(crate) fn fmt_num(f: f64) -> String {
     }
 }
 
+#[cfg(feature = "cli")]
 fn color_of(word: &str, report: &Report) -> Option<Color> {
     report.hints.tone(word).and_then(|t| super::colors(t).term).map(|a| match a {
         super::Ansi::Green => Color::Green,
@@ -181,6 +187,7 @@ fn color_of(word: &str, report: &Report) -> Option<Color> {
     })
 }
 
+#[cfg(feature = "cli")]
 fn colored(text: &str, report: &Report, opts: &Options) -> Cell {
     let cell = Cell::new(text);
     match (opts.color, color_of(text, report)) {
@@ -189,6 +196,7 @@ fn colored(text: &str, report: &Report, opts: &Options) -> Cell {
     }
 }
 
+#[cfg(feature = "cli")]
 fn colored_count(o: Outcome, n: usize, report: &Report, opts: &Options) -> Cell {
     let cell = Cell::new(n);
     match (opts.color, color_of(o.as_str(), report)) {

@@ -30,7 +30,7 @@ pub fn materialize(name: &str, dir: &Path) -> PathBuf {
     }
     let scenario = src.with_extension("toml");
     assert!(scenario.is_file(), "no fixture ledger-fixtures/{name} (directory or .toml scenario)");
-    crossverify::crossaudit::mint::build_file(&scenario, &out).unwrap_or_else(|e| panic!("building {name}: {e}"));
+    crossverify_fixtures::mint::build_file(&scenario, &out).unwrap_or_else(|e| panic!("building {name}: {e}"));
     out
 }
 

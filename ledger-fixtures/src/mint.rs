@@ -14,15 +14,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::config::Config;
-use super::receipt::Family;
-use super::replay::cycle_id_for;
-use super::scope::{self, Expect};
-use super::synthesis::{self, Inputs, Rule};
+use crossverify::git::{ObjectId, Repo};
+use crossverify::json::{self, Number, Value};
+
 use crate::fixture::{self, Error, RepoBuilder};
-use crate::git::{ObjectId, Repo};
-use crate::json::{self, Number, Value};
-use crate::manifest::Digest;
+use crate::rules::{self, Bound, Family, Precedence, sha256_hex};
 
 /// Builds the fixture described by the TOML file at `path` into `out`.
 ///
@@ -337,6 +333,36 @@ struct Minted {
     constitution: String,
 }
 
+/// What one round records, settled before any of its records is written.
+struct RoundFacts {
+    n: usize,
+    /// Index of the round's cycle in the controller.
+    ci: usize,
+    sha: String,
+    tree: String,
+    round: i64,
+    verdict: String,
+    integrity: &'static str,
+    offline: bool,
+    model: String,
+    provider: String,
+    prompt: String,
+    constitution_commit: String,
+    constitution_bytes: Vec<u8>,
+    dcl_source: String,
+    manifest: BTreeMap<String, Value>,
+    dir: String,
+    run_verb: bool,
+}
+
+/// A round's report and DCL output as written (`None`: a tamper deleted it).
+struct Records {
+    report: Option<String>,
+    dcl: Option<String>,
+    /// Digest of the report the receipt binds (before any later tamper).
+    report_digest: String,
+}
+
 fn jstr(s: &str) -> Value {
     Value::String(s.to_owned())
 }
@@ -618,7 +644,7 @@ impl Minter {
         }
         let repo = self.s.science_repo.clone();
         self.ctl.push(CtlCycle {
-            id: cycle_id_for(&repo, sha),
+            id: rules::cycle_id(&repo, sha),
             repo,
             root_sha: sha.to_owned(),
             active_sha: sha.to_owned(),
@@ -630,7 +656,7 @@ impl Minter {
         (self.ctl.len() - 1, false)
     }
 
-    #[allow(clippy::too_many_lines)]
+    /// Mints cycle `n`: synthesis, manifest and inputs first (nothing written), then the records.
     fn mint_cycle(&mut self, n: usize, c: &CycleSpec) -> Result<(), Error> {
         let commit = self.labels[&c.science];
         let sha = commit.to_string();
@@ -638,29 +664,77 @@ impl Minter {
         let parent_sha = parent_label.and_then(|l| self.labels.get(&l)).map(ToString::to_string);
         let (ci, lock) = self.open_or_advance(&sha, parent_sha.as_deref());
         let round = self.ctl[ci].round;
-        let max_rounds = self.s.max_rounds.unwrap_or(3);
-        let product = self.family == Family::Schema2;
-        let rule = match c.precedence.as_deref() {
-            Some("paper") => Rule::Paper,
-            Some("dcl-first") => Rule::DclFirst,
-            Some(other) => return Err(self.err(format!("cycle {n}: precedence {other:?} is not paper or dcl-first"))),
-            None if product => Rule::DclFirst,
-            None => Rule::Paper,
-        };
-        let dcl_failures = c.dcl.iter().filter(|f| f.severity == "BLOCKER").count();
         let offline = c.reply.is_none() && c.invalid.is_none();
-        let inputs = Inputs {
-            lock,
-            invalid: c.invalid.is_some(),
-            dcl_failures,
-            bound: c.bound_exceeded > 0,
-            reply: c.reply.as_ref().map(|r| r.verdict.clone()),
+        let (verdict, integrity) = self.synthesize(n, c, lock, offline)?;
+        let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
+        let manifest = self.manifest(&sci, commit)?;
+        let tree = sci.commit(commit).map_err(|e| self.err(e.to_string()))?.tree.to_string();
+        let (constitution_commit, constitution_bytes) = self.constitution()?;
+        let model = if offline {
+            "offline-stub".to_owned()
+        } else if c.replay_provider {
+            "replay-transcript".to_owned()
+        } else {
+            self.s.auditor_model.clone()
+        };
+        let provider = if c.replay_provider { "replay".to_owned() } else { self.s.provider.clone() };
+        let prompt = if offline {
+            sha256_hex(b"offline")
+        } else {
+            sha256_hex(format!("CONSTITUTION @ {constitution_commit}:\n{sha}\nround {round}").as_bytes())
+        };
+        let dir = self.cycle_dir(&sha, round);
+        self.dirs.push(dir.clone());
+        self.minted.push(Minted {
+            sha: sha.clone(),
+            cycle_id: self.ctl[ci].id.clone(),
+            identity: String::new(),
+            dir: dir.clone(),
+            constitution: constitution_commit.clone(),
+        });
+        let r = RoundFacts {
+            n,
+            ci,
+            dcl_source: self.dcl_source(),
+            sha,
+            tree,
+            round,
+            verdict,
+            integrity,
             offline,
+            model,
+            provider,
+            prompt,
+            constitution_commit,
+            constitution_bytes,
+            manifest,
+            dir,
+            run_verb: self.s.verb.as_deref() == Some("run"),
         };
-        let verdict = match synthesis::synthesize(rule, &inputs) {
-            synthesis::Expected::Verdict(v) => v.to_owned(),
-            synthesis::Expected::Reply => "ESCALATE".to_owned(),
+        self.write_round(c, &r)
+    }
+
+    /// §8 for this cycle: the verdict and the integrity word the dialect records beside it.
+    fn synthesize(&self, n: usize, c: &CycleSpec, lock: bool, offline: bool) -> Result<(String, &'static str), Error> {
+        let product = self.family == Family::Schema2;
+        let precedence = match c.precedence.as_deref() {
+            Some("paper") => Precedence::Paper,
+            Some("dcl-first") => Precedence::DclFirst,
+            Some(other) => return Err(self.err(format!("cycle {n}: precedence {other:?} is not paper or dcl-first"))),
+            None if product => Precedence::DclFirst,
+            None => Precedence::Paper,
         };
+        let verdict = rules::verdict(
+            precedence,
+            &rules::Round {
+                lock,
+                invalid: c.invalid.is_some(),
+                dcl_blocker: c.dcl.iter().any(|f| f.severity == "BLOCKER"),
+                bound_exceeded: c.bound_exceeded > 0,
+                offline,
+                reply: c.reply.as_ref().map(|r| r.verdict.clone()),
+            },
+        );
         let integrity = match (self.family, c.invalid.is_some()) {
             (Family::V1, true) => "AUDITOR_INVALID_ESCALATION_REQUIRED",
             (Family::V1, false) => "OK",
@@ -672,35 +746,39 @@ impl Minter {
             (Family::Schema2, false) if c.replay_provider && verdict == "PASS" => "NON_EVIDENTIAL_PROVIDER",
             (Family::Schema2, false) => "OK",
         };
-        // Manifest per the dialect's rule, read back from the science objects just written.
-        let sci = Repo::open(self.science.path()).map_err(|e| self.err(e.to_string()))?;
-        let run_verb = self.s.verb.as_deref() == Some("run");
-        // The product refuses a configuration with keys it does not know; so must the minter.
-        let parse = if self.family == Family::Schema2 { Config::parse_product } else { Config::parse };
-        let cfg = parse(&self.config_yaml()).map_err(|e| self.err(e.to_string()))?;
-        let sel = match self.family {
-            Family::V1 => scope::v1(&sci, commit),
-            Family::Schema2 if run_verb => scope::product_run(&sci, commit, &cfg, scope::Product { v4: self.v4 }),
-            Family::Schema2 => scope::product_audit(&sci, commit, &self.s.scope, scope::Product { v4: self.v4 }),
+        Ok((verdict, integrity))
+    }
+
+    /// The manifest per the dialect's rule (§6), read back from the science objects just written.
+    fn manifest(&mut self, sci: &Repo, commit: ObjectId) -> Result<BTreeMap<String, Value>, Error> {
+        let p = rules::Product { v4: self.v4, scope_dirs: self.s.scope_dirs.as_deref() };
+        let bound = match self.family {
+            Family::V1 => rules::v1_manifest(sci, commit),
+            Family::Schema2 if self.s.verb.as_deref() == Some("run") => rules::product_run_manifest(sci, commit, p),
+            Family::Schema2 => rules::product_audit_manifest(sci, commit, &self.s.scope, p),
         }
         .map_err(|e| self.err(e.to_string()))?;
         let mut manifest = BTreeMap::new();
-        for (k, e) in &sel.keys {
-            let v = match e {
-                Expect::File(id) => match self.digests.get(id) {
+        for (k, b) in bound {
+            let v = match b {
+                Bound::Blob(id) => match self.digests.get(&id) {
                     Some(d) => d.clone(),
                     None => {
-                        let d = Digest::of(&sci.blob(*id).map_err(|e| self.err(e.to_string()))?).hex();
-                        self.digests.insert(*id, d.clone());
+                        let d = sha256_hex(&sci.blob(id).map_err(|e| self.err(e.to_string()))?);
+                        self.digests.insert(id, d.clone());
                         d
                     }
                 },
-                Expect::Absent { .. } => "ABSENT".to_owned(),
+                Bound::Absent => "ABSENT".to_owned(),
             };
-            manifest.insert(k.clone(), jstr(&v));
+            manifest.insert(k, jstr(&v));
         }
-        let tree = sci.commit(commit).map_err(|e| self.err(e.to_string()))?.tree.to_string();
-        // Constitution version and check layer at audit time (before this cycle's commit).
+        Ok(manifest)
+    }
+
+    /// The constitution's version (§3.4: its last change, or `unversioned`) and bytes at audit
+    /// time, before this cycle's commit.
+    fn constitution(&mut self) -> Result<(String, Vec<u8>), Error> {
         let ledger_path = self.ledger_path();
         let lrepo = Repo::open(&ledger_path).map_err(|e| self.err(e.to_string()))?;
         let ltip = self.ledger().tip().ok_or_else(|| self.err("ledger has no commit"))?;
@@ -722,40 +800,32 @@ impl Minter {
                 c
             }
         };
-        let constitution_bytes =
-            lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
-        let dcl_source = {
-            use sha2::Digest as _;
-            let mut h = sha2::Sha256::new();
-            let mut paths: Vec<String> = self
-                .ledger()
-                .paths()
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .filter(|p| p.starts_with("checks/") && p.ends_with(".py") && p.matches('/').count() == 1)
-                .collect();
-            paths.sort();
-            for p in paths {
-                if let Some(fixture::Content::File(b) | fixture::Content::Executable(b)) = self.ledger().get(&p) {
-                    h.update(b);
-                }
+        let bytes = lrepo.file_at(ltip, "AUDIT_RULES.md").map_err(|e| self.err(e.to_string()))?.unwrap_or_default();
+        Ok((constitution_commit, bytes))
+    }
+
+    /// v1's check layer digest: the `checks/*.py` files of the ledger in path order.
+    fn dcl_source(&mut self) -> String {
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        let mut paths: Vec<String> = self
+            .ledger()
+            .paths()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .filter(|p| p.starts_with("checks/") && p.ends_with(".py") && p.matches('/').count() == 1)
+            .collect();
+        paths.sort();
+        for p in paths {
+            if let Some(fixture::Content::File(b) | fixture::Content::Executable(b)) = self.ledger().get(&p) {
+                h.update(b);
             }
-            Digest(h.finalize().into()).hex()
-        };
-        let model = if offline {
-            "offline-stub".to_owned()
-        } else if c.replay_provider {
-            "replay-transcript".to_owned()
-        } else {
-            self.s.auditor_model.clone()
-        };
-        let provider = if c.replay_provider { "replay".to_owned() } else { self.s.provider.clone() };
-        let prompt = if offline {
-            Digest::of(b"offline").hex()
-        } else {
-            Digest::of(format!("CONSTITUTION @ {constitution_commit}:\n{sha}\nround {round}").as_bytes()).hex()
-        };
-        // Directory.
-        let dir = match self.family {
+        }
+        hex::encode(h.finalize())
+    }
+
+    /// The cycle directory (§4.2, §4.3), unique among those already minted.
+    fn cycle_dir(&self, sha: &str, round: i64) -> String {
+        match self.family {
             Family::V1 => {
                 let base = format!("{}/{sha}", self.ledger_dir);
                 if self.dirs.contains(&base) { format!("{base}-r{round}") } else { base }
@@ -770,44 +840,200 @@ impl Minter {
                 }
                 d
             }
+        }
+    }
+
+    /// Writes the round's records as the dialect does.
+    fn write_round(&mut self, c: &CycleSpec, r: &RoundFacts) -> Result<(), Error> {
+        let dcl_json = self.dcl_output(c, &r.sha);
+        let report =
+            self.report(c, &r.sha, r.round, &r.verdict, &r.constitution_commit, &dcl_json, &r.model, &r.provider);
+        let report = self.forged(r.n, "report.md", report);
+        let report_digest = sha256_hex(report.as_bytes());
+        let dcl_text = json::python_pretty(&dcl_json, true);
+        let files = Records {
+            report: self.tampered(r.n, "report.md", report),
+            dcl: self.tampered(r.n, "checks.json", dcl_text),
+            report_digest,
         };
-        self.dirs.push(dir.clone());
-        self.minted.push(Minted {
-            sha: sha.clone(),
-            cycle_id: self.ctl[ci].id.clone(),
-            identity: String::new(),
-            dir: dir.clone(),
-            constitution: constitution_commit.clone(),
-        });
-        let dcl_json = self.dcl_output(c, &sha);
-        let report = self.report(c, &sha, round, &verdict, &constitution_commit, &dcl_json, &model, &provider);
-        let report = self.forged(n, "report.md", report);
-        let report_digest = Digest::of(report.as_bytes()).hex();
-        let mut files: Vec<(String, String)> = Vec::new();
-        let cycle_id = self.ctl[ci].id.clone();
-        let receipt = match self.family {
-            Family::V1 => {
-                let mut m = BTreeMap::new();
-                m.insert("science_repo".into(), jstr(&self.s.science_repo));
-                m.insert("sha".into(), jstr(&sha));
-                m.insert("tree".into(), jstr(&tree));
-                m.insert("round".into(), jint(round));
-                m.insert("cycle_id".into(), jstr(&cycle_id));
-                m.insert("manifest".into(), Value::Object(manifest.clone()));
-                m.insert("constitution_hash".into(), jstr(&constitution_commit));
-                m.insert("dcl_source_sha256".into(), jstr(&dcl_source));
-                m.insert("prompt_sha256".into(), jstr(&prompt));
-                m.insert("report_sha256".into(), jstr(&report_digest));
-                m.insert("auditor_model".into(), jstr(&model));
-                m.insert("audit_integrity".into(), jstr(integrity));
-                m.insert("input_bounds_exceeded".into(), jint(c.bound_exceeded));
-                m.insert("verdict".into(), jstr(&verdict));
-                Value::Object(m)
+        match self.family {
+            Family::V1 => self.write_v1(c, r, files),
+            Family::Schema2 if c.unrecorded => self.write_unrecorded(c, r, files),
+            Family::Schema2 => self.write_schema2(c, r, files),
+        }
+    }
+
+    /// Sets the identity of the round just minted.
+    fn identify(&mut self, identity: &str) {
+        if let Some(m) = self.minted.last_mut() {
+            m.identity = identity.to_owned();
+        }
+    }
+
+    /// v1 (§4.2): the four records, the controller state and one commit; admission if asked.
+    fn write_v1(&mut self, c: &CycleSpec, r: &RoundFacts, files: Records) -> Result<(), Error> {
+        let exchange = self.raw_exchange(c, &r.model);
+        let exchange_file = self.tampered(r.n, "raw_exchange.json", json::python_pretty(&exchange, true));
+        let receipt_text = json::python_pretty(&self.v1_receipt(c, r, &files.report_digest), true);
+        let identity = sha256_hex(receipt_text.as_bytes());
+        self.identify(&identity);
+        let receipt_file = self.tampered(r.n, "receipt.json", receipt_text);
+        let mut written: Vec<(String, String)> = Vec::new();
+        for (name, f) in [
+            ("report.md", files.report),
+            ("checks.json", files.dcl),
+            ("raw_exchange.json", exchange_file),
+            ("receipt.json", receipt_file),
+        ] {
+            if let Some(f) = f {
+                written.push((format!("{}/{name}", r.dir), f));
             }
-            Family::Schema2 => Value::Null,
-        };
-        let parent_receipt = self.ctl[ci].parent_receipt.clone();
-        let exchange = if offline || c.call_failed {
+        }
+        self.record_verdict(r.ci, &r.sha, &r.verdict, &identity, self.max_rounds(), r.round);
+        if self.s.publish_state.unwrap_or(true) {
+            written.push(("controller/state.json".into(), self.state_json()));
+        }
+        let msg = format!("cycle: {}@{} — {}", self.s.science_repo, &r.sha[..7], r.verdict);
+        let l = self.ledger();
+        for (p, t) in &written {
+            l.file(p, t);
+        }
+        self.apply_rewrite_side_files(r.n)?;
+        self.ledger().commit(&msg)?;
+        if c.admit {
+            self.admit(r.ci, &identity, &r.sha)?;
+        }
+        Ok(())
+    }
+
+    fn max_rounds(&self) -> i64 {
+        self.s.max_rounds.unwrap_or(3)
+    }
+
+    /// §5.4: the v1 receipt.
+    fn v1_receipt(&self, c: &CycleSpec, r: &RoundFacts, report_digest: &str) -> Value {
+        obj([
+            ("science_repo", jstr(&self.s.science_repo)),
+            ("sha", jstr(&r.sha)),
+            ("tree", jstr(&r.tree)),
+            ("round", jint(r.round)),
+            ("cycle_id", jstr(&self.ctl[r.ci].id)),
+            ("manifest", Value::Object(r.manifest.clone())),
+            ("constitution_hash", jstr(&r.constitution_commit)),
+            ("dcl_source_sha256", jstr(&r.dcl_source)),
+            ("prompt_sha256", jstr(&r.prompt)),
+            ("report_sha256", jstr(report_digest)),
+            ("auditor_model", jstr(&r.model)),
+            ("audit_integrity", jstr(r.integrity)),
+            ("input_bounds_exceeded", jint(c.bound_exceeded)),
+            ("verdict", jstr(&r.verdict)),
+        ])
+    }
+
+    /// A product round that never reached the ledger: its records beside it, the verdict in the
+    /// controller (the product records it whether or not it commits).
+    fn write_unrecorded(&mut self, c: &CycleSpec, r: &RoundFacts, files: Records) -> Result<(), Error> {
+        let receipt = self.schema2_receipt(c, r, "", &files.report_digest);
+        let identity = sha256_hex(json::canonical(&receipt).as_bytes());
+        self.identify(&identity);
+        let receipt_file = self.tampered(r.n, "receipt.json", json::python_pretty(&receipt, true));
+        let where_ = self.out.join("unrecorded").join(&r.dir);
+        std::fs::create_dir_all(&where_).map_err(|e| self.err(e.to_string()))?;
+        for (name, f) in [("report.md", files.report), ("checks.json", files.dcl), ("receipt.json", receipt_file)] {
+            if let Some(f) = f {
+                std::fs::write(where_.join(name), f).map_err(|e| self.err(e.to_string()))?;
+            }
+        }
+        self.record_verdict(r.ci, &r.sha, &r.verdict, &identity, self.max_rounds(), r.round);
+        Ok(())
+    }
+
+    /// The product (§4.3): the report commit, then the receipt commit that names it.
+    fn write_schema2(&mut self, c: &CycleSpec, r: &RoundFacts, files: Records) -> Result<(), Error> {
+        let sha12 = &r.sha[..12];
+        let l = self.ledger();
+        if let Some(f) = &files.report {
+            l.file(format!("{}/report.md", r.dir), f);
+        }
+        if let (true, Some(f)) = (r.run_verb, &files.dcl) {
+            l.file(format!("{}/checks.json", r.dir), f);
+        }
+        let report_commit = l.commit(&format!("audit report {sha12} r{}", r.round))?;
+        if c.interrupted {
+            return Ok(());
+        }
+        let receipt = self.schema2_receipt(c, r, &report_commit.to_string(), &files.report_digest);
+        let identity = sha256_hex(json::canonical(&receipt).as_bytes());
+        self.identify(&identity);
+        let receipt_file = self.tampered(r.n, "receipt.json", json::python_pretty(&receipt, true));
+        let l = self.ledger();
+        if let Some(f) = &receipt_file {
+            l.file(format!("{}/receipt.json", r.dir), f);
+        }
+        if let (false, Some(f)) = (r.run_verb, &files.dcl) {
+            l.file(format!("{}/checks.json", r.dir), f);
+        }
+        self.apply_rewrite_side_files(r.n)?;
+        self.ledger().commit(&format!("audit receipt {sha12} r{} ({})", r.round, r.verdict))?;
+        self.record_verdict(r.ci, &r.sha, &r.verdict, &identity, self.max_rounds(), r.round);
+        Ok(())
+    }
+
+    /// §5.6: the product's receipt; `report_commit` is empty for a round never recorded.
+    fn schema2_receipt(&self, c: &CycleSpec, r: &RoundFacts, report_commit: &str, report_digest: &str) -> Value {
+        let ctl = &self.ctl[r.ci];
+        let version = &self.s.product_version;
+        let audit_repo = if self.local { "local" } else { self.s.audit_repo.as_str() };
+        let scope = if r.run_verb { "changed-paths" } else { self.s.scope.as_str() };
+        obj([
+            ("audit", self.schema2_audit(c, r)),
+            (
+                "cycle",
+                obj([
+                    ("active_sha", jstr(&r.sha)),
+                    ("cycle_id", jstr(&ctl.id)),
+                    ("parent_receipt", jstr(&ctl.parent_receipt)),
+                    ("root_sha", jstr(&ctl.root_sha)),
+                    ("round", jint(r.round)),
+                ]),
+            ),
+            ("inputs", self.schema2_inputs(r)),
+            ("isolation", self.schema2_isolation(r)),
+            (
+                "ledger",
+                obj([
+                    ("audit_repo", jstr(audit_repo)),
+                    ("cycle_path", jstr(&r.dir)),
+                    ("report_commit", jstr(report_commit)),
+                    ("report_sha256", jstr(report_digest)),
+                ]),
+            ),
+            ("receipt_schema", jint(2)),
+            (
+                "subject",
+                obj([
+                    ("science_repo", jstr(&self.s.science_repo)),
+                    ("scope", jstr(scope)),
+                    ("sha", jstr(&r.sha)),
+                    ("tree", jstr(&r.tree)),
+                ]),
+            ),
+            (
+                "verifier",
+                obj([
+                    ("code_digest_sha256", jstr(&sha256_hex(format!("crossaudit {version}").as_bytes()))),
+                    ("install_mode", jstr("wheel")),
+                    ("lock_digest_sha256", Value::Null),
+                    ("project", jstr("crossaudit")),
+                    ("version", jstr(version)),
+                ]),
+            ),
+        ])
+    }
+
+    /// The receipt's `audit` block, with the sealed exchange (or why there was none).
+    fn schema2_audit(&self, c: &CycleSpec, r: &RoundFacts) -> Value {
+        let exchange = if r.offline || c.call_failed {
             let mut e = BTreeMap::from([("mode".to_owned(), jstr("none"))]);
             if c.call_failed {
                 e.insert("error".into(), jstr(c.invalid.as_deref().unwrap_or("provider failure")));
@@ -816,12 +1042,12 @@ impl Minter {
         } else {
             let mut e = BTreeMap::from([
                 ("mode".to_owned(), jstr("sealed")),
-                ("model".to_owned(), jstr(&model)),
-                ("provider".to_owned(), jstr(&provider)),
-                ("provider_request_id".to_owned(), jstr(&format!("{provider}:{}", &prompt[..12]))),
+                ("model".to_owned(), jstr(&r.model)),
+                ("provider".to_owned(), jstr(&r.provider)),
+                ("provider_request_id".to_owned(), jstr(&format!("{}:{}", r.provider, &r.prompt[..12]))),
                 ("raw_retained".to_owned(), Value::Bool(false)),
-                ("request_sha256".to_owned(), jstr(&prompt)),
-                ("response_sha256".to_owned(), jstr(&Digest::of(format!("{verdict}{sha}").as_bytes()).hex())),
+                ("request_sha256".to_owned(), jstr(&r.prompt)),
+                ("response_sha256".to_owned(), jstr(&sha256_hex(format!("{}{}", r.verdict, r.sha).as_bytes()))),
             ]);
             if self.v4 {
                 e.insert("fallback".into(), Value::Bool(false));
@@ -830,192 +1056,57 @@ impl Minter {
             }
             Value::Object(e)
         };
+        let mut audit = BTreeMap::from([
+            ("audit_integrity".to_owned(), jstr(r.integrity)),
+            ("exchange".to_owned(), exchange),
+            ("model".to_owned(), jstr(&r.model)),
+            ("provider".to_owned(), jstr(&r.provider)),
+            ("retention".to_owned(), jstr("sealed")),
+            ("vendor".to_owned(), jstr(&self.s.auditor_vendor)),
+            ("verdict".to_owned(), jstr(&r.verdict)),
+        ]);
+        if self.v4 {
+            audit.insert("fallback".into(), Value::Bool(false));
+            audit.insert("reasoning_effort".into(), jstr("provider-default"));
+        }
+        Value::Object(audit)
+    }
+
+    /// The receipt's `inputs` block.
+    fn schema2_inputs(&self, r: &RoundFacts) -> Value {
+        let version = &self.s.product_version;
+        obj([
+            (
+                "checks",
+                Value::Array(["schema", "units", "convergence", "provenance"].iter().map(|c| jstr(c)).collect()),
+            ),
+            ("constitution_commit", jstr(&r.constitution_commit)),
+            ("constitution_path", jstr("AUDIT_RULES.md")),
+            ("constitution_sha256", jstr(&sha256_hex(&r.constitution_bytes))),
+            ("dcl_source_sha256", jstr(&sha256_hex(format!("crossaudit-dcl {version}").as_bytes()))),
+            ("manifest", Value::Object(r.manifest.clone())),
+            ("prompt_sha256", jstr(&r.prompt)),
+            ("skills", Value::Object(BTreeMap::new())),
+        ])
+    }
+
+    /// The receipt's `isolation` block: parametric isolation holds when the vendors differ.
+    fn schema2_isolation(&self, r: &RoundFacts) -> Value {
         let heterogeneous = self
             .s
             .generator_vendor
             .as_deref()
             .is_some_and(|g| g.trim().to_lowercase() != self.s.auditor_vendor.trim().to_lowercase());
-        let mut audit_block = BTreeMap::from([
-            ("audit_integrity".to_owned(), jstr(integrity)),
-            ("exchange".to_owned(), exchange),
-            ("model".to_owned(), jstr(&model)),
-            ("provider".to_owned(), jstr(&provider)),
-            ("retention".to_owned(), jstr("sealed")),
-            ("vendor".to_owned(), jstr(&self.s.auditor_vendor)),
-            ("verdict".to_owned(), jstr(&verdict)),
-        ]);
-        if self.v4 {
-            audit_block.insert("fallback".into(), Value::Bool(false));
-            audit_block.insert("reasoning_effort".into(), jstr("provider-default"));
-        }
-        let (science_repo, root_sha, version, local) =
-            (self.s.science_repo.clone(), self.ctl[ci].root_sha.clone(), self.s.product_version.clone(), self.local);
-        let ledger_repo_name = if local { "local".to_owned() } else { self.s.audit_repo.clone() };
-        let scope_name = if run_verb { "changed-paths".to_owned() } else { self.s.scope.clone() };
-        let schema2 = |report_commit: &str| -> Value {
-            obj([
-                ("audit", Value::Object(audit_block.clone())),
-                (
-                    "cycle",
-                    obj([
-                        ("active_sha", jstr(&sha)),
-                        ("cycle_id", jstr(&cycle_id)),
-                        ("parent_receipt", jstr(&parent_receipt)),
-                        ("root_sha", jstr(&root_sha)),
-                        ("round", jint(round)),
-                    ]),
-                ),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "checks",
-                            Value::Array(
-                                ["schema", "units", "convergence", "provenance"].iter().map(|c| jstr(c)).collect(),
-                            ),
-                        ),
-                        ("constitution_commit", jstr(&constitution_commit)),
-                        ("constitution_path", jstr("AUDIT_RULES.md")),
-                        ("constitution_sha256", jstr(&Digest::of(&constitution_bytes).hex())),
-                        ("dcl_source_sha256", jstr(&Digest::of(format!("crossaudit-dcl {version}").as_bytes()).hex())),
-                        ("manifest", Value::Object(manifest.clone())),
-                        ("prompt_sha256", jstr(&prompt)),
-                        ("skills", Value::Object(BTreeMap::new())),
-                    ]),
-                ),
-                (
-                    "isolation",
-                    obj([
-                        ("admission", jstr("local-controller")),
-                        ("contextual", Value::Bool(true)),
-                        ("credential", jstr("auditor-only")),
-                        ("execution", jstr(if local { "local" } else { "github-pair" })),
-                        ("parametric", Value::Bool(heterogeneous)),
-                        ("permissive", Value::Bool(!local)),
-                        ("provider", jstr(&format!("{provider}:{model}"))),
-                        ("provisioner", jstr("cli")),
-                    ]),
-                ),
-                (
-                    "ledger",
-                    obj([
-                        ("audit_repo", jstr(&ledger_repo_name)),
-                        ("cycle_path", jstr(&dir)),
-                        ("report_commit", jstr(report_commit)),
-                        ("report_sha256", jstr(&report_digest)),
-                    ]),
-                ),
-                ("receipt_schema", jint(2)),
-                (
-                    "subject",
-                    obj([
-                        ("science_repo", jstr(&science_repo)),
-                        ("scope", jstr(&scope_name)),
-                        ("sha", jstr(&sha)),
-                        ("tree", jstr(&tree)),
-                    ]),
-                ),
-                (
-                    "verifier",
-                    obj([
-                        ("code_digest_sha256", jstr(&Digest::of(format!("crossaudit {version}").as_bytes()).hex())),
-                        ("install_mode", jstr("wheel")),
-                        ("lock_digest_sha256", Value::Null),
-                        ("project", jstr("crossaudit")),
-                        ("version", jstr(&version)),
-                    ]),
-                ),
-            ])
-        };
-        let dcl_text = json::python_pretty(&dcl_json, true);
-        let report_file = self.tampered(n, "report.md", report);
-        let dcl_file = self.tampered(n, "checks.json", dcl_text);
-        let identity;
-        match self.family {
-            Family::V1 => {
-                let exchange = self.raw_exchange(c, &model);
-                let exchange_file = self.tampered(n, "raw_exchange.json", json::python_pretty(&exchange, true));
-                let receipt_text = json::python_pretty(&receipt, true);
-                identity = Digest::of(receipt_text.as_bytes()).hex();
-                if let Some(m) = self.minted.last_mut() {
-                    m.identity.clone_from(&identity);
-                }
-                let receipt_file = self.tampered(n, "receipt.json", receipt_text);
-                for (name, f) in [
-                    ("report.md", report_file),
-                    ("checks.json", dcl_file),
-                    ("raw_exchange.json", exchange_file),
-                    ("receipt.json", receipt_file),
-                ] {
-                    if let Some(f) = f {
-                        files.push((format!("{dir}/{name}"), f));
-                    }
-                }
-                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
-                if self.s.publish_state.unwrap_or(true) {
-                    files.push(("controller/state.json".into(), self.state_json()));
-                }
-                let msg = format!("cycle: {}@{} — {verdict}", self.s.science_repo, &sha[..7]);
-                let l = self.ledger();
-                for (p, t) in &files {
-                    l.file(p, t);
-                }
-                self.apply_rewrite_side_files(n)?;
-                self.ledger().commit(&msg)?;
-                if c.admit {
-                    self.admit(ci, &identity, &sha)?;
-                }
-            }
-            Family::Schema2 if c.unrecorded => {
-                let r = schema2("");
-                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
-                if let Some(m) = self.minted.last_mut() {
-                    m.identity.clone_from(&identity);
-                }
-                let receipt_file = self.tampered(n, "receipt.json", json::python_pretty(&r, true));
-                let where_ = self.out.join("unrecorded").join(&dir);
-                std::fs::create_dir_all(&where_).map_err(|e| self.err(e.to_string()))?;
-                for (name, f) in [("report.md", report_file), ("checks.json", dcl_file), ("receipt.json", receipt_file)]
-                {
-                    if let Some(f) = f {
-                        std::fs::write(where_.join(name), f).map_err(|e| self.err(e.to_string()))?;
-                    }
-                }
-                // The product records the verdict in its controller whether or not it commits.
-                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
-            }
-            Family::Schema2 => {
-                let sha12 = &sha[..12];
-                let l = self.ledger();
-                if let Some(f) = &report_file {
-                    l.file(format!("{dir}/report.md"), f);
-                }
-                if let (true, Some(f)) = (run_verb, &dcl_file) {
-                    l.file(format!("{dir}/checks.json"), f);
-                }
-                let report_commit = l.commit(&format!("audit report {sha12} r{round}"))?;
-                if c.interrupted {
-                    return Ok(());
-                }
-                let r = schema2(&report_commit.to_string());
-                identity = Digest::of(json::canonical(&r).as_bytes()).hex();
-                if let Some(m) = self.minted.last_mut() {
-                    m.identity.clone_from(&identity);
-                }
-                let receipt_file = self.tampered(n, "receipt.json", json::python_pretty(&r, true));
-                let l = self.ledger();
-                if let Some(f) = &receipt_file {
-                    l.file(format!("{dir}/receipt.json"), f);
-                }
-                if let (false, Some(f)) = (run_verb, &dcl_file) {
-                    l.file(format!("{dir}/checks.json"), f);
-                }
-                self.apply_rewrite_side_files(n)?;
-                self.ledger().commit(&format!("audit receipt {sha12} r{round} ({verdict})"))?;
-                self.record_verdict(ci, &sha, &verdict, &identity, max_rounds, round);
-            }
-        }
-        Ok(())
+        obj([
+            ("admission", jstr("local-controller")),
+            ("contextual", Value::Bool(true)),
+            ("credential", jstr("auditor-only")),
+            ("execution", jstr(if self.local { "local" } else { "github-pair" })),
+            ("parametric", Value::Bool(heterogeneous)),
+            ("permissive", Value::Bool(!self.local)),
+            ("provider", jstr(&format!("{}:{}", r.provider, r.model))),
+            ("provisioner", jstr("cli")),
+        ])
     }
 
     fn record_verdict(&mut self, ci: usize, sha: &str, verdict: &str, identity: &str, max_rounds: i64, round: i64) {
@@ -1193,7 +1284,7 @@ impl Minter {
             ("model", jstr(model)),
             ("raw_reply", reply),
             ("started_at", jint(self.science.clock())),
-            ("system_prompt_sha256", jstr(&Digest::of(b"crossverify fixture system prompt").hex())),
+            ("system_prompt_sha256", jstr(&sha256_hex(b"crossverify fixture system prompt"))),
             ("temperature", jint(0)),
         ])
     }

@@ -1,0 +1,12 @@
+//! Dev-only fixture machinery for crossverify's tests, benches and examples: deterministic git
+//! repositories ([`fixture`]) and CrossAudit ledgers minted from scenarios ([`mint`]).
+//!
+//! The minter is a second, independent reading of the formats note: it uses crossverify's
+//! generic `json` and `git` layers but none of its protocol rules (manifest derivation, verdict
+//! synthesis and the controller are written here again, in [`rules`]), so a wrong rule in the
+//! verifier cannot make the "genuine" fixtures agree with it.
+
+pub mod demo;
+pub mod fixture;
+pub mod mint;
+pub mod rules;
