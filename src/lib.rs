@@ -24,6 +24,7 @@
 
 pub mod checks;
 pub mod crossaudit;
+pub mod foundation;
 pub mod fuzzing;
 pub mod git;
 pub mod json;

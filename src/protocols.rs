@@ -14,7 +14,7 @@ use crate::report::{Report, Table, View};
 
 /// Every family with its checks.
 pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
-    (&crate::manifest::FAMILY, &[crate::manifest::CHECKS]),
+    (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]),
     (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
 ];
@@ -191,8 +191,8 @@ mod tests {
         assert_eq!(t.rows.len(), all().len());
         assert!(r.hints.informational);
         let e = explain("cv-g001").expect("known code");
-        assert_eq!(e.sections["doc"], page(&crate::manifest::BLOB_READABLE));
-        assert!(whereabouts("CV-G001").sources.iter().any(|s| s == "src/manifest/checks.rs"));
+        assert_eq!(e.sections["doc"], page(&crate::foundation::BLOB_READABLE));
+        assert!(whereabouts("CV-G001").sources.iter().any(|s| s == "src/foundation/checks.rs"));
         let err = explain("CV-X000").expect_err("unknown");
         assert!(err.to_string().contains("`CV-X000`") && err.to_string().contains("crossverify checks"));
     }
@@ -242,7 +242,7 @@ mod tests {
     fn describe_carries_docs_and_only_the_words_present() {
         let mut r = Report::new("demo");
         r.results.push(crate::report::CheckResult::new(
-            &crate::manifest::BLOB_READABLE,
+            &crate::foundation::BLOB_READABLE,
             crate::report::Outcome::Passed,
             "x",
             "ok",

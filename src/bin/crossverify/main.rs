@@ -191,7 +191,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let bar = progress_bar::Bar::new(!cli.global.quiet && std::io::stderr().is_terminal());
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
     let mut report = match &cli.command {
-        Command::Manifest { repo, rev, scopes } => crossverify::manifest::command(repo, rev, scopes, ctx)?,
+        Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
         Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
             let mut o = crossaudit::Options::new(audit);

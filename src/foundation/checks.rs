@@ -1,7 +1,7 @@
 use gix::bstr::ByteSlice;
 
-use super::{Manifest, Value};
 use crate::checks::{Check, Family, no_group, prefix_and_digits};
+use crate::manifest::{Manifest, Value};
 use crate::report::{CheckResult, Level, Outcome};
 
 /// Git access and manifest derivation: codes `CV-G` and three digits.
