@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::checks::{DCL_DETERMINISTIC, STANDARDS_FROZEN};
 use super::load::{Cycle, Ledger};
 use super::receipt::{Family, Receipt};
-use super::verify::{CycleFacts, short};
+use super::verify::{CycleFacts, res, short};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 
@@ -59,10 +59,6 @@ pub(crate) fn dcl_run(r: &Receipt, cycle: &Cycle) -> DclRun {
         v
     });
     DclRun { key, hard }
-}
-
-fn res(c: &crate::checks::Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {
-    CheckResult::new(c, o, subject, msg)
 }
 
 /// Both cross-receipt checks. A receipt either fails is not verified, so admission denies it.

@@ -233,18 +233,3 @@ fn both_readings_of_a_closure_entry_are_reported_when_they_differ() {
     assert_eq!(fig.get("closed"), &json!(0), "the figures follow the mining script's reading");
     assert!(fig.caveats["closed"].contains("closed F-004: fixed"));
 }
-
-#[test]
-fn json_lines_tolerate_crlf_and_blank_lines() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let line = |id: &str| {
-        format!(
-            r#"{{"cycle_id": "{id}", "decision": "PASS", "model": null, "n_findings": 0, "verified_closed": [], "findings": []}}"#
-        )
-    };
-    let text = format!("{}\r\n\r\n{}\r\n", line("CYCLE-000001"), line("CYCLE-000002"));
-    std::fs::write(tmp.path().join("cycles.jsonl"), text).expect("write");
-    let input = super::input::read(tmp.path(), None, crate::progress::Ctx::silent()).expect("reads");
-    assert_eq!(input.records.cycles.len(), 2);
-    assert!(input.results.iter().all(|r| r.outcome == crate::report::Outcome::Passed), "{:?}", input.results);
-}
