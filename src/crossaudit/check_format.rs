@@ -5,6 +5,7 @@
 use super::checks::*;
 use super::load::{Cycle, Ledger, artefacts};
 use super::receipt::Receipt;
+use super::verify::Parsed;
 use super::verify::{Ctx, at, res};
 use crate::git::Repo;
 use crate::report::{CheckResult, Outcome};
@@ -58,7 +59,7 @@ pub(super) fn artefacts_present(ledger: &Ledger, cycle: &Cycle, out: &mut Vec<Ch
 
 /// CV-A001 for the cycle's records; the receipt when it parses (CV-A002 when it cannot be
 /// read as one).
-pub(super) fn parse(ctx: &Ctx<'_>, audit: &Repo, cycle: &Cycle, out: &mut Vec<CheckResult>) -> Option<Receipt> {
+pub(super) fn parse(ctx: &Ctx<'_>, audit: &Repo, cycle: &Cycle, out: &mut Vec<CheckResult>) -> Option<Parsed> {
     let subject = cycle.path.as_str();
     let bytes = match &cycle.receipt_given {
         Some(b) => Some(Ok(b.clone())),
@@ -101,7 +102,7 @@ pub(super) fn parse(ctx: &Ctx<'_>, audit: &Repo, cycle: &Cycle, out: &mut Vec<Ch
     }
 
     match parsed {
-        Some(Ok(r)) => Some(r),
+        Some(Ok(receipt)) => Some(Parsed { receipt }),
         Some(Err((json, e))) => {
             if !json {
                 out.push(at(cycle, res(&RECEIPT_SHAPE, Outcome::Failed, subject, e), "receipt.json"));

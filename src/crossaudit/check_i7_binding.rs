@@ -4,17 +4,90 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::check_i1_vendors::norm_vendor;
+use super::check_i3_citations::report_form;
 use super::checks::*;
 use super::config::Config;
 use super::constitution::{Constitution, Syntax};
 use super::load::{Cycle, Ledger};
 use super::receipt::{Family, Receipt};
 use super::scope::{self, Expect, Selection};
+use super::verify::Parsed;
 use super::verify::{Ctx, at, res, short};
 use crate::checks::Check;
 use crate::git::{EntryKind, ObjectId, Repo};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
+
+/// Whether a receipt's verdict binds commit, manifest and versions (I7). Only [`bind`] marks a
+/// receipt verified; a later stage may add a failure, never remove one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Binding {
+    verified: bool,
+    failures: Vec<String>,
+}
+
+impl Binding {
+    /// Verified by the binding checks, and no stage has found a failure since.
+    pub(crate) fn is_bound(&self) -> bool {
+        self.verified && self.failures.is_empty()
+    }
+
+    /// Why the receipt is not bound, first failure first.
+    pub(crate) fn failures(&self) -> &[String] {
+        &self.failures
+    }
+
+    /// A later stage found the receipt does not bind what it claims.
+    pub(crate) fn fail(&mut self, why: String) {
+        self.failures.push(why);
+    }
+}
+
+/// Stage two: a receipt after every binding check, with what those checks read on the way.
+pub(crate) struct Bound {
+    pub(crate) receipt: Receipt,
+    pub(crate) binding: Binding,
+    pub(crate) config: Option<Result<Config, String>>,
+    pub(crate) constitution: Option<Constitution>,
+}
+
+/// Every I7 check of one parsed receipt: the only way to a [`Bound`] receipt.
+pub(super) fn bind(
+    ctx: &Ctx<'_>,
+    audit: &Repo,
+    science: Option<&Repo>,
+    cycle: &Cycle,
+    parsed: Parsed,
+    buf: &mut Vec<u8>,
+    out: &mut Vec<CheckResult>,
+) -> Bound {
+    let ledger = ctx.ledger;
+    let subject = cycle.path.as_str();
+    let receipt = parsed.receipt;
+    let mut binding_failed: Vec<String> = receipt.problems.clone();
+    let verified_at = cycle.added_in.map_or(ledger.audit_head, |a| a.0);
+    cycle_dir_binding(&receipt, cycle, out, &mut binding_failed);
+
+    // Science side: subject and manifest.
+    let prepared = prepare(ledger, science, audit, cycle, &receipt);
+    let prep = prepared.as_ref();
+    let config = prep.and_then(|p| p.config.clone());
+    science_checks(ctx, &receipt, prep, science, buf, subject, out, &mut binding_failed);
+    extent_checks(&receipt, prep, subject, out, &mut binding_failed);
+    report_binding(&receipt, cycle, out, &mut binding_failed);
+    if let Some((_, rep)) = &cycle.report {
+        report_form(rep, subject, out, &mut binding_failed);
+    }
+
+    // Constitution binding and the version in force.
+    let constitution = constitution_checks(ctx, audit, &receipt, cycle, verified_at, out, &mut binding_failed);
+    dcl_source(audit, &receipt, verified_at, subject, out, &mut binding_failed);
+
+    // Report commit (schema 2) / the ledger commit of the report (v1).
+    report_commit_check(ctx, audit, &receipt, cycle, out, &mut binding_failed);
+    derivation_check(&receipt, subject, config.as_ref(), out, &mut binding_failed);
+    Bound { receipt, binding: Binding { verified: true, failures: binding_failed }, config, constitution }
+}
 
 /// Science-side facts gathered before hashing (phase A).
 pub(super) struct Prepared {

@@ -261,8 +261,8 @@ pub(super) fn admission(
         Family::V1 if ledger.local => "local".into(),
         Family::V1 => "paired".into(),
     };
-    if !f.bound {
-        a.shortfalls.push(format!("not verified: {}", f.binding_failures.first().cloned().unwrap_or_default()));
+    if !f.binding.is_bound() {
+        a.shortfalls.push(format!("not verified: {}", f.binding.failures().first().cloned().unwrap_or_default()));
     }
     let verdict = f.verdict.clone().unwrap_or_default();
     if verdict != "PASS" {

@@ -71,8 +71,7 @@ pub(crate) fn checks(ledger: &Ledger, facts: &mut [CycleFacts], out: &mut Vec<Ch
             continue;
         }
         if let Some(i) = ledger.cycles.iter().position(|c| c.path == r.subject) {
-            facts[i].bound = false;
-            facts[i].binding_failures.push(r.message.clone());
+            facts[i].binding.fail(r.message.clone());
         }
     }
 }

@@ -6,13 +6,10 @@
 
 use super::check_format::{artefacts_present, parse, receipt_shape};
 use super::check_i1_vendors::identity_checks;
-use super::check_i3_citations::{citations, constitution_cited, model_findings, report_form};
+use super::check_i3_citations::{citations, constitution_cited, model_findings};
 use super::check_i4_precedence::dcl_checks;
 use super::check_i6_severity::severities;
-use super::check_i7_binding::{
-    constitution_checks, cycle_dir_binding, dcl_source, derivation_check, extent_checks, integrity_check, prepare,
-    report_binding, report_commit_check, science_checks,
-};
+use super::check_i7_binding::{Binding, bind, integrity_check};
 use super::checks::*;
 use super::constitution::Constitution;
 use super::load::{Cycle, Ledger};
@@ -40,10 +37,9 @@ pub(crate) struct CycleFacts {
     pub blockers: usize,
     pub max_rounds: Option<i64>,
     pub max_rounds_default: bool,
-    /// Error-level binding checks all passed (admission needs this).
-    pub bound: bool,
-    /// Binding problems, for the admission reason.
-    pub binding_failures: Vec<String>,
+    /// Whether the error-level binding checks all passed (admission needs this), and if not
+    /// why: only the binding stage can mark a receipt bound.
+    pub binding: Binding,
     pub isolation_shortfall: Vec<String>,
     pub model_findings: Vec<(String, String)>,
     pub product: bool,
@@ -82,7 +78,14 @@ pub(crate) fn at(cycle: &Cycle, r: CheckResult, file: &str) -> CheckResult {
     r.at(Some("audit"), Some(&cycle.file(file)), cycle.added_in.map(|a| a.0.to_string()).as_deref())
 }
 
-/// Every per-cycle check. The receipt is parsed here and its manifest dropped on return.
+/// Stage one: what the receipt says, parsed and nothing more. Only [`bind`] turns it into a
+/// receipt the replay may use.
+pub(crate) struct Parsed {
+    pub(crate) receipt: Receipt,
+}
+
+/// Every per-cycle check, in stages: parsed, bound (I7), then the content checks. The
+/// receipt's manifest is dropped on return.
 pub(crate) fn check_cycle(
     ctx: &Ctx<'_>,
     audit: &Repo,
@@ -91,12 +94,11 @@ pub(crate) fn check_cycle(
     buf: &mut Vec<u8>,
 ) -> (Vec<CheckResult>, CycleFacts) {
     let ledger = ctx.ledger;
-    let subject = cycle.path.as_str();
     let mut out = Vec::new();
     let mut facts = CycleFacts::default();
     artefacts_present(ledger, cycle, &mut out);
-    let Some(mut receipt) = parse(ctx, audit, cycle, &mut out) else { return (out, facts) };
-    let receipt = &mut receipt;
+    let Some(parsed) = parse(ctx, audit, cycle, &mut out) else { return (out, facts) };
+    let receipt = &parsed.receipt;
     receipt_shape(ledger, receipt, cycle, &mut out);
     facts.product = receipt.family == Family::Schema2;
     facts.verdict.clone_from(&receipt.verdict);
@@ -108,38 +110,17 @@ pub(crate) fn check_cycle(
     facts.science_repo.clone_from(&receipt.science_repo);
     facts.parent_receipt.clone_from(&receipt.parent_receipt);
     facts.identity = Some(receipt.identity());
-    let mut binding_failed: Vec<String> = receipt.problems.clone();
-    let verified_at = cycle.added_in.map_or(ledger.audit_head, |a| a.0);
-    cycle_dir_binding(receipt, cycle, &mut out, &mut binding_failed);
-
-    // Science side: subject and manifest.
-    let prepared = prepare(ledger, science, audit, cycle, receipt);
-    let prep = prepared.as_ref();
-    let config = prep.and_then(|p| p.config.clone());
-    science_checks(ctx, receipt, prep, science, buf, subject, &mut out, &mut binding_failed);
-    extent_checks(receipt, prep, subject, &mut out, &mut binding_failed);
-    report_binding(receipt, cycle, &mut out, &mut binding_failed);
-    if let Some((_, rep)) = &cycle.report {
-        report_form(rep, subject, &mut out, &mut binding_failed);
-    }
-
-    // Constitution binding and the version in force.
-    let constitution = constitution_checks(ctx, audit, receipt, cycle, verified_at, &mut out, &mut binding_failed);
-    dcl_source(audit, receipt, verified_at, subject, &mut out, &mut binding_failed);
-
-    // Report commit (schema 2) / the ledger commit of the report (v1).
-    report_commit_check(ctx, audit, receipt, cycle, &mut out, &mut binding_failed);
+    let mut bound = bind(ctx, audit, science, cycle, parsed, buf, &mut out);
+    let receipt = &mut bound.receipt;
 
     // I3 citations, I4, I6, and the synthesis inputs.
     let report = cycle.report.as_ref().map(|(_, r)| r);
-    content_checks(receipt, cycle, report, constitution.as_ref(), &mut out, &mut facts);
+    content_checks(receipt, cycle, report, bound.constitution.as_ref(), &mut out, &mut facts);
 
     // I1.
-    identity_checks(ledger, receipt, cycle, report, config.as_ref(), &mut out, &mut facts);
-    derivation_check(receipt, subject, config.as_ref(), &mut out, &mut binding_failed);
+    identity_checks(ledger, receipt, cycle, report, bound.config.as_ref(), &mut out, &mut facts);
 
-    facts.bound = binding_failed.is_empty();
-    facts.binding_failures = binding_failed;
+    facts.binding = bound.binding;
     facts.dcl_run = Some(super::rounds::dcl_run(receipt, cycle));
     receipt.manifest = None;
     facts.receipt = Some(receipt.clone());

@@ -1,6 +1,6 @@
 //! What `stats` reads: the neutral [`Records`] with the published files beside them. Each
-//! protocol detects its own inputs and converts them (CrossAudit's in
-//! `crossaudit::stats_input`), so this layer names no protocol.
+//! protocol detects its own inputs and converts them into these, so this layer names no
+//! protocol.
 
 use std::collections::BTreeMap;
 
