@@ -13,7 +13,7 @@ use crate::report::{CheckResult, Outcome};
 /// The product's report row is exactly `` `<provider>:<model>` (vendor <vendor>; effort
 /// <effort>) `` (`render_report`, product 4.14 `auditor/run.py`); each part must equal the
 /// receipt's own declaration, not merely occur somewhere in the row.
-pub(super) fn auditor_row_problems(r: &Receipt, row: &str) -> Vec<String> {
+fn auditor_row_problems(r: &Receipt, row: &str) -> Vec<String> {
     let (p, m, v) = (
         r.provider.as_deref().unwrap_or_default(),
         r.auditor_model.as_deref().unwrap_or_default(),

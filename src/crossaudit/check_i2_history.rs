@@ -101,7 +101,7 @@ pub(super) fn append_only(ledger: &Ledger, out: &mut Vec<CheckResult>) {
 }
 
 /// CV-A202: the audit head descends from the pinned one.
-pub(super) fn head_pinned(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
+fn head_pinned(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
     let audit = ledger.audit.local();
     let head = short(&ledger.audit_head.to_string());
     match expect_head {

@@ -125,7 +125,7 @@ pub(super) fn state_checks(
 
 /// What the state's consumption records of one cycle show against the ledger: each receipt
 /// consumed once, admissible, and the cycle's latest.
-pub(super) fn consumed_problems(
+fn consumed_problems(
     id: &str,
     consumed: &[String],
     members: &[usize],
@@ -165,7 +165,7 @@ pub(super) fn consumed_problems(
 /// history: a receipt consumed in any version counts as consumed, and a later version (the
 /// head's above all) that no longer records it undoes an admission, which the append-only
 /// controller never does. Returns the problems found; marks consumed receipts in `info`.
-pub(super) fn undone_admissions(
+fn undone_admissions(
     ledger: &Ledger,
     facts: &[CycleFacts],
     groups: &BTreeMap<String, Vec<usize>>,
@@ -218,7 +218,7 @@ pub(super) fn undone_admissions(
 }
 
 /// The receipts a state's `cycles` object records as consumed for cycle `id`.
-pub(super) fn consumed_in(cycles: &BTreeMap<String, Value>, id: &str) -> BTreeSet<String> {
+fn consumed_in(cycles: &BTreeMap<String, Value>, id: &str) -> BTreeSet<String> {
     cycles
         .get(id)
         .and_then(|c| c.get("consumed"))
@@ -228,7 +228,7 @@ pub(super) fn consumed_in(cycles: &BTreeMap<String, Value>, id: &str) -> BTreeSe
 }
 
 /// (cycle, receipt) pairs consumed in some version of the state but not at the head.
-pub(super) fn problems_consumed(ledger: &Ledger, head: &BTreeMap<String, Value>) -> BTreeSet<(String, String)> {
+fn problems_consumed(ledger: &Ledger, head: &BTreeMap<String, Value>) -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
     for (_, version) in &ledger.state_history {
         let Some(cycles) = version.as_ref().ok().and_then(|v| v.get("cycles")).and_then(Value::as_object) else {

@@ -21,6 +21,7 @@ mod check_i3_citations;
 mod check_i4_precedence;
 mod check_i6_severity;
 mod check_i7_binding;
+mod check_i7_science;
 mod check_i8_admission;
 pub mod checks;
 mod commands;
