@@ -398,20 +398,7 @@ fn constitution_checks(
     } else {
         Err(ctx.ledger.history.as_ref().err().cloned().unwrap_or_default())
     };
-    let mut problems = Vec::new();
-    if r.family == Family::Schema2
-        && let Some(want) = &r.constitution_sha256
-    {
-        let got = Digest::of(&bytes).hex();
-        if got != *want {
-            problems.push(format!(
-                "constitution content differs from the receipt's hash: {path} at {} hashes to {}, receipt binds {}",
-                short(&at_commit),
-                short(&got),
-                short(want)
-            ));
-        }
-    }
+    let mut problems: Vec<String> = content_problem(r, &bytes, path, &at_commit).into_iter().collect();
     match &last {
         Ok(Some(c)) if *c == commit => {}
         Ok(Some(c)) => problems.push(format!(
@@ -452,6 +439,21 @@ fn constitution_checks(
         Family::Schema2 => bytes,
     };
     Some(Constitution::parse(&String::from_utf8_lossy(&text), syntax))
+}
+
+/// Schema 2 binds the Constitution's bytes as well as its commit: they must hash to what the
+/// receipt says.
+fn content_problem(r: &Receipt, bytes: &[u8], path: &str, at_commit: &str) -> Option<String> {
+    let want = r.constitution_sha256.as_ref().filter(|_| r.family == Family::Schema2)?;
+    let got = Digest::of(bytes).hex();
+    (got != *want).then(|| {
+        format!(
+            "constitution content differs from the receipt's hash: {path} at {} hashes to {}, receipt binds {}",
+            short(at_commit),
+            short(&got),
+            short(want)
+        )
+    })
 }
 
 fn report_commit_check(
