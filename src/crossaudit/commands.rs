@@ -88,9 +88,9 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
     report.results = results;
     report.finish();
     let kind = if l.origin.commit().is_some() {
-        crate::stats::model::InputKind::DeployedGit
+        super::stats_input::kind::DEPLOYED_GIT
     } else {
-        crate::stats::model::InputKind::DeployedDirectory
+        super::stats_input::kind::DEPLOYED_DIRECTORY
     };
     let records = super::stats_input::records(l, kind);
     let (figures, lifecycle_views) = crate::stats::lifecycle(&records);

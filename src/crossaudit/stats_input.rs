@@ -30,6 +30,26 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 
+/// The CrossAudit input kinds `stats` reports in `inputs.kind`.
+pub mod kind {
+    use crate::stats::model::InputKind;
+
+    /// A deployed ledger read from a plain directory.
+    pub const DEPLOYED_DIRECTORY: InputKind =
+        InputKind::new("deployed-ledger-directory", "a deployed CrossAudit ledger (plain directory)");
+    /// A deployed ledger read from git objects at a revision.
+    pub const DEPLOYED_GIT: InputKind =
+        InputKind::new("deployed-ledger-git", "a deployed CrossAudit ledger (git objects at a revision)");
+    /// Mined records: `cycles.jsonl` (+ `findings_lifecycle.json`, `summary.json`).
+    pub const MINED_RECORDS: InputKind = InputKind::new("mined-records", "mined ledger records (cycles.jsonl)");
+    /// Analysis records: `cycles-b.json` (+ `analysis.json`).
+    pub const ANALYSIS_RECORDS: InputKind = InputKind::new("analysis-records", "analysis records (cycles-b.json)");
+    /// A reference v1 ledger (receipts with `constitution_hash`).
+    pub const V1_LEDGER: InputKind = InputKind::new("v1-ledger", "a reference v1 CrossAudit ledger");
+    /// A product receipt-schema-2 ledger.
+    pub const SCHEMA2_LEDGER: InputKind = InputKind::new("schema2-ledger", "a receipt-schema-2 CrossAudit ledger");
+}
+
 /// Detects what `path` holds and reads it.
 ///
 /// # Errors
@@ -43,8 +63,8 @@ pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
         return match name.as_str() {
-            CYCLES_JSONL | SUMMARY | LIFECYCLE => records_dir(&dir, Some(InputKind::Mined)),
-            CYCLES_B | ANALYSIS => records_dir(&dir, Some(InputKind::Analysis)),
+            CYCLES_JSONL | SUMMARY | LIFECYCLE => records_dir(&dir, Some(kind::MINED_RECORDS)),
+            CYCLES_B | ANALYSIS => records_dir(&dir, Some(kind::ANALYSIS_RECORDS)),
             _ => Err(Error::Input(format!(
                 "{}: not a recognised input file (expected {CYCLES_JSONL}, {CYCLES_B}, {SUMMARY}, {LIFECYCLE} or {ANALYSIS}, or a ledger directory)",
                 path.display()
@@ -68,7 +88,7 @@ pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
     }
     match deployed::load_dir(path, ctx) {
         Ok(ledger) => {
-            let mut input = deployed_input(&ledger, InputKind::DeployedDirectory);
+            let mut input = deployed_input(&ledger, kind::DEPLOYED_DIRECTORY);
             for c in &ledger.cycles {
                 for (name, bytes) in &c.files {
                     input.read.insert(format!("{}/{name}", c.path), Digest::of(bytes).hex());
@@ -97,7 +117,7 @@ fn read_git(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
     let commit = repo.resolve(rev.unwrap_or("HEAD")).map_err(Error::Git)?;
     match deployed::load_git(&repo, commit, ctx) {
         Ok(ledger) => {
-            let mut input = deployed_input(&ledger, InputKind::DeployedGit);
+            let mut input = deployed_input(&ledger, kind::DEPLOYED_GIT);
             input.commit = Some(commit.to_string());
             Ok(input)
         }
@@ -178,9 +198,9 @@ fn receipt_ledger(paths: &[String], read: impl Fn(&str) -> Option<Vec<u8>>) -> O
         .collect();
     let first = receipts.first()?;
     let kind = match read(first).and_then(|b| crate::json::parse(&b).ok()) {
-        Some(v) if v.get("receipt_schema").is_some() => InputKind::Schema2Ledger,
-        Some(v) if v.get("constitution_hash").is_some() => InputKind::V1Ledger,
-        _ => InputKind::V1Ledger,
+        Some(v) if v.get("receipt_schema").is_some() => kind::SCHEMA2_LEDGER,
+        Some(v) if v.get("constitution_hash").is_some() => kind::V1_LEDGER,
+        _ => kind::V1_LEDGER,
     };
     let reason = format!(
         "{} found ({} receipt(s), e.g. {first}) in a plain directory; its records are read and verified from git objects: give the repository",
@@ -301,7 +321,7 @@ pub fn records_dir(dir: &Path, prefer: Option<InputKind>) -> Result<Input, Error
         }
     }
     let primary = match (prefer, &mined, &analysis) {
-        (Some(InputKind::Mined), Some(m), _) | (_, Some(m), None) => m.clone(),
+        (Some(kind::MINED_RECORDS), Some(m), _) | (_, Some(m), None) => m.clone(),
         (_, _, Some(a)) => a.clone(),
         (_, None, None) => {
             return Err(Error::Input(format!(
@@ -363,7 +383,7 @@ fn unreadable_cycle(id: String) -> CycleRecord {
 
 /// `cycles.jsonl`: one strict JSON object per line (real-ledger note §2.2).
 fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
-    let mut records = Records::new(InputKind::Mined);
+    let mut records = Records::new(kind::MINED_RECORDS);
     records.unsupported(
         &["source", "source_x_severity", "finding_class"],
         "cycles.jsonl keeps no evidence lines, so the `source:` and `finding_class:` labels were not mined",
@@ -539,7 +559,7 @@ fn closure(raw: &str) -> Closure {
 
 /// `cycles-b.json`: a JSON array of cycle objects (real-ledger note §2.5).
 fn analysis_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
-    let mut records = Records::new(InputKind::Analysis);
+    let mut records = Records::new(kind::ANALYSIS_RECORDS);
     let doc = match crate::json::parse(bytes) {
         Ok(d) => d,
         Err(e) => {

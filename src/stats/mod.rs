@@ -123,7 +123,11 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
         report.input("records", json!(sets));
         report.input(
             "figuresFrom",
-            if input.records.kind == model::InputKind::Mined { input::CYCLES_JSONL } else { input::CYCLES_B },
+            if input.mined.as_ref().is_some_and(|m| m.kind == input.records.kind) {
+                input::CYCLES_JSONL
+            } else {
+                input::CYCLES_B
+            },
         );
     }
     if !input.published.is_empty() {

@@ -34,7 +34,7 @@ fn finding(id: u8, sev: usize, scopes: u8, rules: u8, source: Option<bool>) -> F
 type RawCycle = (u64, Vec<(u8, usize, u8, u8, Option<bool>)>, Vec<u8>, u8, Option<(u32, u32)>);
 
 fn records(raw: &[RawCycle]) -> Records {
-    let mut r = Records::new(InputKind::Analysis);
+    let mut r = Records::new(InputKind::new("analysis-records", "analysis records (cycles-b.json)"));
     let mut number = 0;
     let mut minute = 0u32;
     for (gap, findings, closed, model, times) in raw {
@@ -199,7 +199,7 @@ fn an_unreadable_cycle_nulls_what_depends_on_it_and_says_why() {
 
 #[test]
 fn unreadable_records_null_every_figure() {
-    let mut r = Records::new(InputKind::V1Ledger);
+    let mut r = Records::new(InputKind::new("v1-ledger", "a reference v1 CrossAudit ledger"));
     r.unreadable = Some("converter not implemented".into());
     let fig = compute(&r, None);
     for key in FIGURES {
