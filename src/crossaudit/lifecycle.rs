@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::load::Ledger;
 use super::verify::CycleFacts;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Records};
 
 fn iso(epoch: i64) -> Option<String> {
     // Days from the civil calendar (Howard Hinnant's algorithm), so no clock is consulted.
@@ -31,8 +31,8 @@ fn iso(epoch: i64) -> Option<String> {
 /// Converts a verified ledger into statistics records.
 pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
     let kind = match ledger.family {
-        super::receipt::Family::V1 => InputKind::V1Ledger,
-        super::receipt::Family::Schema2 => InputKind::Schema2Ledger,
+        super::receipt::Family::V1 => super::stats_input::kind::V1_LEDGER,
+        super::receipt::Family::Schema2 => super::stats_input::kind::SCHEMA2_LEDGER,
     };
     let mut r = Records::new(kind);
     // Findings of the previous round, per controller cycle, to infer closures.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::checks::{DCL_DETERMINISTIC, STANDARDS_FROZEN};
 use super::load::{Cycle, Ledger};
 use super::receipt::{Family, Receipt};
-use super::verify::{CycleFacts, short};
+use super::verify::{CycleFacts, res, short};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 
@@ -61,10 +61,6 @@ pub(crate) fn dcl_run(r: &Receipt, cycle: &Cycle) -> DclRun {
     DclRun { key, hard }
 }
 
-fn res(c: &crate::checks::Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {
-    CheckResult::new(c, o, subject, msg)
-}
-
 /// Both cross-receipt checks. A receipt either fails is not verified, so admission denies it.
 pub(crate) fn checks(ledger: &Ledger, facts: &mut [CycleFacts], out: &mut Vec<CheckResult>) {
     let start = out.len();
@@ -75,8 +71,7 @@ pub(crate) fn checks(ledger: &Ledger, facts: &mut [CycleFacts], out: &mut Vec<Ch
             continue;
         }
         if let Some(i) = ledger.cycles.iter().position(|c| c.path == r.subject) {
-            facts[i].bound = false;
-            facts[i].binding_failures.push(r.message.clone());
+            facts[i].binding.fail(r.message.clone());
         }
     }
 }

@@ -87,7 +87,7 @@ impl Substitute {
         }
         let (replayed, _) = replay::controller(ledger, &mut facts);
         results.extend(replayed);
-        replay::ledger_checks(ledger, &facts, self.expect_audit_head.as_deref(), &mut results);
+        super::check_i2_history::ledger_checks(ledger, &facts, self.expect_audit_head.as_deref(), &mut results);
         results
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::model::{CycleRecord, FindingRecord, Records};
 use super::num;
-use crate::crossaudit::deployed::parse_timestamp;
+use super::time::parse_timestamp;
 
 /// Every figure key, in the order the headline table shows them.
 pub const FIGURES: &[&str] = &[

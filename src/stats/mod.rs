@@ -1,17 +1,11 @@
 //! Finding-lifecycle statistics, and stated figures checked against the records they came from.
 //!
-//! `crossverify stats PATH` reads one of:
+//! `crossverify stats PATH` reads what a protocol converted into an [`input::Input`]: the
+//! neutral [`model::Records`] ([`model`] documents what a converter must fill), the published
+//! summaries beside them, and the protocol's own results about the input. This module names
+//! no protocol: detecting what a path holds and converting it is each protocol's job.
 //!
-//! * a deployed CrossAudit ledger ([`crate::crossaudit::deployed`]): a git repository read from
-//!   objects at `--rev`, or a plain directory, holding `projects/<p>/cycles/CYCLE-*/` (or bare
-//!   `CYCLE-*/` directories, as in the public `ledger-mirror/`);
-//! * mined records: `cycles.jsonl`, with `findings_lifecycle.json` and `summary.json` when
-//!   present;
-//! * analysis records: `cycles-b.json`, with `analysis.json` when present;
-//! * a v1 or receipt-schema-2 ledger, which is detected and reported `untested` until a
-//!   converter into the record model exists ([`model`] documents what it must fill).
-//!
-//! Each input is converted into the neutral [`model::Records`]; [`figures::compute`] turns
+//! [`figures::compute`] turns
 //! those into the `stats` object, following the counting rules of the real-ledger note §4
 //! exactly (closure lag by ledger position and by CYCLE number, medians and index quartiles,
 //! case-sensitive models, both readings of "N occurrences cite a single rule"). A figure the
@@ -19,8 +13,7 @@
 //!
 //! Checks: `CV-S001` stated figures from `--claims` (see `docs/claims.md`), `CV-S002` a
 //! published `summary.json`/`analysis.json` against its own records, `CV-S003`
-//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records. A deployed ledger
-//! also gets its consistency checks (`CV-A011`…`CV-A018`).
+//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records.
 
 mod checks;
 pub mod claims;
@@ -32,6 +25,7 @@ pub mod num;
 mod published;
 pub mod rules;
 pub mod science;
+pub mod time;
 mod views;
 
 #[cfg(test)]
@@ -39,13 +33,11 @@ mod tests;
 
 use std::path::Path;
 
-use serde_json::json;
-use sha2::{Digest, Sha256};
-
-use crate::crossaudit::deployed::{self, LoadError};
-use crate::progress::{Ctx, Interrupted};
+use crate::manifest::Digest;
+use crate::progress::Interrupted;
 use crate::report::Report;
 pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
+use serde_json::json;
 
 /// Why `stats` could not run.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +46,9 @@ pub enum Error {
     /// The input is not something crossverify recognises, or cannot be read.
     #[error("{0}")]
     Input(String),
-    /// A deployed ledger could not be read at all.
+    /// The protocol that reads the input could not read it at all.
     #[error(transparent)]
-    Deployed(#[from] LoadError),
+    Protocol(Box<dyn std::error::Error + Send + Sync>),
     /// Git access failed (the input or the science repository).
     #[error(transparent)]
     Git(#[from] crate::git::Error),
@@ -83,26 +75,23 @@ pub struct Options<'a> {
     pub science_rev: Option<&'a str>,
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// `crossverify stats`.
+/// `crossverify stats`: `read` is the protocol's reader of `opts.path` at `opts.rev`, called
+/// after the claims file is read so that the errors keep their order.
 ///
 /// # Errors
 /// [`Error`] when the input, the claims file or the science repository cannot be used.
-pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
+pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, Error>) -> Result<Report, Error> {
     let claims = match opts.claims {
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|e| claims::ClaimsError(format!("{}: {e}", p.display())))?;
             let text = String::from_utf8(bytes.clone())
                 .map_err(|_| claims::ClaimsError(format!("{}: not UTF-8", p.display())))?;
             let parsed = claims::parse(&text).map_err(|e| claims::ClaimsError(format!("{}: {}", p.display(), e.0)))?;
-            Some((p, sha256_hex(&bytes), parsed))
+            Some((p, Digest::of(&bytes).hex(), parsed))
         }
         None => None,
     };
-    let input = input::read(opts.path, opts.rev, ctx)?;
+    let input = read()?;
     let science = match opts.science {
         Some(p) => Some(science::read(p, opts.science_rev)?),
         None => None,
@@ -134,7 +123,11 @@ pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
         report.input("records", json!(sets));
         report.input(
             "figuresFrom",
-            if input.records.kind == model::InputKind::Mined { input::CYCLES_JSONL } else { input::CYCLES_B },
+            if input.mined.as_ref().is_some_and(|m| m.kind == input.records.kind) {
+                input::CYCLES_JSONL
+            } else {
+                input::CYCLES_B
+            },
         );
     }
     if !input.published.is_empty() {
@@ -157,9 +150,6 @@ pub fn command(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
     }
 
     report.results.extend(input.results.iter().cloned());
-    if let Some(ledger) = &input.deployed {
-        report.results.extend(deployed::verify(ledger));
-    }
 
     // Published summaries are checked against their own records.
     let mined_figs = input.mined.as_ref().map(|r| figures::compute(r, science.as_ref()));

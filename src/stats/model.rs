@@ -19,48 +19,31 @@
 
 use std::collections::BTreeMap;
 
-/// What kind of input the records came from.
+/// What kind of input the records came from, named by the protocol that converted it (so
+/// this model lists no protocol's formats).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum InputKind {
-    /// A deployed ledger read from a plain directory.
-    DeployedDirectory,
-    /// A deployed ledger read from git objects at a revision.
-    DeployedGit,
-    /// Mined records: `cycles.jsonl` (+ `findings_lifecycle.json`, `summary.json`).
-    Mined,
-    /// Analysis records: `cycles-b.json` (+ `analysis.json`).
-    Analysis,
-    /// A reference v1 ledger (receipts with `constitution_hash`).
-    V1Ledger,
-    /// A product receipt-schema-2 ledger.
-    Schema2Ledger,
+pub struct InputKind {
+    id: &'static str,
+    description: &'static str,
 }
 
 impl InputKind {
+    /// A kind named `id` in `inputs.kind` and described by `description` in messages.
+    #[must_use]
+    pub const fn new(id: &'static str, description: &'static str) -> Self {
+        InputKind { id, description }
+    }
+
     /// Name used in `inputs.kind`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
-        match self {
-            InputKind::DeployedDirectory => "deployed-ledger-directory",
-            InputKind::DeployedGit => "deployed-ledger-git",
-            InputKind::Mined => "mined-records",
-            InputKind::Analysis => "analysis-records",
-            InputKind::V1Ledger => "v1-ledger",
-            InputKind::Schema2Ledger => "schema2-ledger",
-        }
+        self.id
     }
 
     /// A phrase for messages.
     #[must_use]
     pub fn describe(self) -> &'static str {
-        match self {
-            InputKind::DeployedDirectory => "a deployed CrossAudit ledger (plain directory)",
-            InputKind::DeployedGit => "a deployed CrossAudit ledger (git objects at a revision)",
-            InputKind::Mined => "mined ledger records (cycles.jsonl)",
-            InputKind::Analysis => "analysis records (cycles-b.json)",
-            InputKind::V1Ledger => "a reference v1 CrossAudit ledger",
-            InputKind::Schema2Ledger => "a receipt-schema-2 CrossAudit ledger",
-        }
+        self.description
     }
 }
 

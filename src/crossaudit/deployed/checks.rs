@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::model::{
     AUDIT_REPORT, AUDIT_RESULT, DeployedCycle, DeployedLedger, REPORT_MANIFEST, RUN_METADATA, Record, find_finding_id,
@@ -440,10 +439,6 @@ fn identity(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
     out.push(at(r, &c.path));
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
 fn manifest(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
     let file_at = |name: &str| format!("{}/{name}", c.path);
     let m = match &c.manifest {
@@ -466,7 +461,7 @@ fn manifest(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
     };
     for (name, digest) in &m.files {
         let subject = format!("{}/{name}", c.label);
-        let actual = c.files.get(name).map(|b| sha256_hex(b));
+        let actual = c.files.get(name).map(|b| crate::manifest::Digest::of(b).hex());
         let r = match (digest, &actual) {
             (None, _) => CheckResult::new(&MANIFEST_DIGESTS, Outcome::Failed, &subject, "manifest entry has no sha256"),
             (Some(_), None) => CheckResult::new(

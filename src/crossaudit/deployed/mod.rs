@@ -28,14 +28,16 @@
 //! [`verify`] returns `CV-A011`…`CV-A018` results (numbering gaps at level info; decision vs
 //! scopes; closures of unraised IDs; double closures; manifest digests, redacted ones as
 //! `cantTell`; record identity; malformed records; closed-while-open). The finding-lifecycle
-//! figures of the same ledger come from [`crate::stats`], which reads a [`DeployedLedger`]
-//! through its neutral record model.
+//! figures of the same ledger come from [`crate::stats`], once `stats_input` has converted the
+//! [`DeployedLedger`] into the neutral record model.
 
 mod checks;
 mod load;
 mod model;
-mod time;
+// The timestamp reading is generic (stats owns it); `checks` reaches it as `super::time`.
+use crate::stats::time;
 
+pub use crate::stats::time::{Timestamp, parse_timestamp};
 pub use checks::{
     CHECKS, CLOSED_TWICE, CLOSED_WHILE_OPEN, DECISION_SCOPES, MANIFEST_DIGESTS, NUMBERING_GAP, RECORD_IDENTITY,
     RECORDS_WELL_FORMED, UNKNOWN_CLOSURE, verify,
@@ -46,7 +48,6 @@ pub use model::{
     REPORT_MANIFEST, RUN_METADATA, Record, ReportManifest, RunMetadata, find_finding_id, is_full_digest,
     parse_audit_result, parse_report_manifest, parse_run_metadata,
 };
-pub use time::{Timestamp, parse_timestamp};
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
-//! ISO-8601 timestamps as the deployed run metadata writes them.
+//! ISO-8601 timestamps as run metadata writes them (start and end of an audit), for the
+//! duration figures.
 
 use std::fmt;
 

@@ -1,0 +1,614 @@
+//! I7, binding: a verdict binds commit, manifest and versions, or it is not a receipt
+//! (`CV-A7xx`). Every failure here is a binding failure, and admission (I8) needs none.
+
+use std::collections::BTreeSet;
+
+use super::check_i1_vendors::norm_vendor;
+use super::check_i3_citations::report_form;
+use super::check_i7_science::{extent_checks, prepare, science_checks};
+use super::checks::*;
+use super::config::Config;
+use super::constitution::{Constitution, Syntax};
+use super::load::Cycle;
+use super::receipt::{Family, Receipt};
+use super::verify::Parsed;
+use super::verify::{Ctx, at, res, short};
+use crate::git::{EntryKind, ObjectId, Repo};
+use crate::manifest::Digest;
+use crate::report::{CheckResult, Outcome};
+
+/// Whether a receipt's verdict binds commit, manifest and versions (I7). Only [`bind`] marks a
+/// receipt verified; a later stage may add a failure, never remove one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Binding {
+    verified: bool,
+    failures: Vec<String>,
+}
+
+impl Binding {
+    /// Verified by the binding checks, and no stage has found a failure since.
+    pub(crate) fn is_bound(&self) -> bool {
+        self.verified && self.failures.is_empty()
+    }
+
+    /// Why the receipt is not bound, first failure first.
+    pub(crate) fn failures(&self) -> &[String] {
+        &self.failures
+    }
+
+    /// A later stage found the receipt does not bind what it claims.
+    pub(crate) fn fail(&mut self, why: String) {
+        self.failures.push(why);
+    }
+}
+
+/// Stage two: a receipt after every binding check, with what those checks read on the way.
+pub(crate) struct Bound {
+    pub(crate) receipt: Receipt,
+    pub(crate) binding: Binding,
+    pub(crate) config: Option<Result<Config, String>>,
+    pub(crate) constitution: Option<Constitution>,
+}
+
+/// Every I7 check of one parsed receipt: the only way to a [`Bound`] receipt.
+pub(super) fn bind(
+    ctx: &Ctx<'_>,
+    audit: &Repo,
+    science: Option<&Repo>,
+    cycle: &Cycle,
+    parsed: Parsed,
+    buf: &mut Vec<u8>,
+    out: &mut Vec<CheckResult>,
+) -> Bound {
+    let ledger = ctx.ledger;
+    let subject = cycle.path.as_str();
+    let receipt = parsed.receipt;
+    let mut binding_failed: Vec<String> = receipt.problems.clone();
+    let verified_at = cycle.added_in.map_or(ledger.audit_head, |a| a.0);
+    cycle_dir_binding(&receipt, cycle, out, &mut binding_failed);
+
+    // Science side: subject and manifest.
+    let prepared = prepare(ledger, science, audit, cycle, &receipt);
+    let prep = prepared.as_ref();
+    let config = prep.and_then(|p| p.config.clone());
+    science_checks(ctx, &receipt, prep, science, buf, subject, out, &mut binding_failed);
+    extent_checks(&receipt, prep, subject, out, &mut binding_failed);
+    report_binding(&receipt, cycle, out, &mut binding_failed);
+    if let Some((_, rep)) = &cycle.report {
+        report_form(rep, subject, out, &mut binding_failed);
+    }
+
+    // Constitution binding and the version in force.
+    let constitution = constitution_checks(ctx, audit, &receipt, cycle, verified_at, out, &mut binding_failed);
+    dcl_source(audit, &receipt, verified_at, subject, out, &mut binding_failed);
+
+    // Report commit (schema 2) / the ledger commit of the report (v1).
+    report_commit_check(ctx, audit, &receipt, cycle, out, &mut binding_failed);
+    derivation_check(&receipt, subject, config.as_ref(), out, &mut binding_failed);
+    Bound { receipt, binding: Binding { verified: true, failures: binding_failed }, config, constitution }
+}
+
+/// CV-A709: the receipt lives in the cycle directory it names.
+fn cycle_dir_binding(receipt: &Receipt, cycle: &Cycle, out: &mut Vec<CheckResult>, binding_failed: &mut Vec<String>) {
+    let subject = cycle.path.as_str();
+    let dir_ok = cycle_dir_problems(receipt, cycle);
+    if dir_ok.is_empty() {
+        out.push(res(&CYCLE_DIR_BINDING, Outcome::Passed, subject, "the receipt lives in its cycle directory"));
+    } else {
+        for p in dir_ok {
+            binding_failed.push(p.clone());
+            out.push(at(cycle, res(&CYCLE_DIR_BINDING, Outcome::Failed, subject, p), "receipt.json"));
+        }
+    }
+}
+
+/// CV-A705 and CV-A711: the bound report's bytes, and its verdict, round and commit.
+fn report_binding(receipt: &Receipt, cycle: &Cycle, out: &mut Vec<CheckResult>, binding_failed: &mut Vec<String>) {
+    let subject = cycle.path.as_str();
+    match (&cycle.report, &receipt.report_sha256) {
+        (Some((d, _)), Some(want)) if d.hex() == *want => {
+            out.push(res(&REPORT_BINDING, Outcome::Passed, subject, "report.md hashes to report_sha256"))
+        }
+        (Some((d, _)), Some(want)) => {
+            binding_failed.push("report blob hash mismatch".into());
+            out.push(at(
+                cycle,
+                res(
+                    &REPORT_BINDING,
+                    Outcome::Failed,
+                    subject,
+                    format!("report.md hashes to {}, receipt binds {}", short(&d.hex()), short(want)),
+                )
+                .with("actual", d.hex())
+                .with("expected", want.clone()),
+                "report.md",
+            ));
+        }
+        (None, _) => {
+            binding_failed.push("report missing".into());
+            out.push(res(&REPORT_BINDING, Outcome::Failed, subject, "report.md missing or unreadable"));
+        }
+        (Some(_), None) => {}
+    }
+    if let Some((_, rep)) = &cycle.report {
+        let mut disagree = Vec::new();
+        if rep.verdict.as_deref() != receipt.verdict.as_deref() {
+            disagree.push(format!(
+                "receipt verdict {} differs from bound report verdict {}",
+                receipt.verdict.as_deref().unwrap_or("?"),
+                rep.verdict.as_deref().unwrap_or("(no verdict row)")
+            ));
+        }
+        if rep.round.is_some() && rep.round != receipt.round {
+            disagree.push(format!("report round {:?} differs from receipt round {:?}", rep.round, receipt.round));
+        }
+        if let (Some(t), Some(sha)) = (&rep.title_sha, &receipt.sha)
+            && (!sha.starts_with(t.as_str()) || t.len() < 7)
+        {
+            disagree.push(format!("report title names commit {t}, receipt binds {}", short(sha)));
+        }
+        if let (Some(full), Some(sha)) = (&rep.increment_sha, &receipt.sha)
+            && full != sha
+        {
+            disagree.push(format!("report increment row names {}, receipt binds {}", short(full), short(sha)));
+        }
+        if disagree.is_empty() {
+            out.push(res(
+                &REPORT_AGREES,
+                Outcome::Passed,
+                subject,
+                "report verdict, round and commit agree with the receipt",
+            ));
+        } else {
+            for d in disagree {
+                binding_failed.push(d.clone());
+                out.push(at(cycle, res(&REPORT_AGREES, Outcome::Failed, subject, d), "report.md"));
+            }
+        }
+    }
+}
+
+/// CV-A707 (v1 only: the DCL source the receipt binds) and CV-A708 (what no one can
+/// re-derive).
+pub(super) fn dcl_source(
+    audit: &Repo,
+    receipt: &Receipt,
+    verified_at: ObjectId,
+    subject: &str,
+    out: &mut Vec<CheckResult>,
+    binding_failed: &mut Vec<String>,
+) {
+    match receipt.family {
+        Family::V1 => {
+            if let Some(want) = &receipt.dcl_source_sha256 {
+                match dcl_source_digest(audit, verified_at) {
+                    Ok(d) if d.hex() == *want => out.push(res(
+                        &DCL_SOURCE_BINDING,
+                        Outcome::Passed,
+                        subject,
+                        "checks/*.py hash to dcl_source_sha256",
+                    )),
+                    Ok(d) => {
+                        binding_failed.push("DCL source hash mismatch".into());
+                        out.push(
+                            res(
+                                &DCL_SOURCE_BINDING,
+                                Outcome::Failed,
+                                subject,
+                                format!(
+                                    "DCL source hash mismatch — checks/*.py at {} hash to {}, receipt binds {}",
+                                    short(&verified_at.to_string()),
+                                    short(&d.hex()),
+                                    short(want)
+                                ),
+                            )
+                            .with("auditCommit", verified_at.to_string()),
+                        );
+                    }
+                    Err(e) => out.push(res(&DCL_SOURCE_BINDING, Outcome::CantTell, subject, e)),
+                }
+            }
+            // An offline run's prompt digest is the SHA-256 of the ASCII string `offline`: the
+            // one prompt a third party can re-derive (formats note §5.4).
+            let offline_prompt = Digest::of(b"offline").hex();
+            let offline = receipt.auditor_model.as_deref() == Some("offline-stub");
+            out.push(match (offline, receipt.prompt_sha256.as_deref()) {
+                (true, Some(p)) if p == offline_prompt => res(
+                    &NOT_REVERIFIABLE,
+                    Outcome::Passed,
+                    subject,
+                    "offline run: prompt_sha256 is the digest of `offline`, re-derived",
+                ),
+                (true, Some(p)) => res(
+                    &NOT_REVERIFIABLE,
+                    Outcome::Failed,
+                    subject,
+                    format!(
+                        "offline run, but prompt_sha256 {} is not the digest of `offline` ({})",
+                        short(p),
+                        short(&offline_prompt)
+                    ),
+                ),
+                _ => res(
+                    &NOT_REVERIFIABLE,
+                    Outcome::CantTell,
+                    subject,
+                    "prompt_sha256 is bound but the prompt is not published",
+                )
+                .with("notReverifiable", vec!["prompt_sha256"]),
+            });
+        }
+        Family::Schema2 => {
+            out.push(res(
+                &DCL_SOURCE_BINDING,
+                Outcome::Inapplicable,
+                subject,
+                "schema 2 binds the installed DCL package's digest, which the ledger does not hold",
+            ));
+            out.push(
+                res(&NOT_REVERIFIABLE, Outcome::CantTell, subject, "prompt_sha256, dcl_source_sha256 and the exchange digests are bound but not re-derivable from the ledger")
+                    .with("notReverifiable", vec!["prompt_sha256", "dcl_source_sha256", "audit.exchange"]),
+            );
+        }
+    }
+}
+
+fn cycle_dir_problems(r: &Receipt, cycle: &Cycle) -> Vec<String> {
+    let mut p = Vec::new();
+    let Some(sha) = r.sha.as_deref() else { return p };
+    let (prefix_len, rule) = match r.family {
+        Family::V1 => (40, "full commit id"),
+        Family::Schema2 => (12, "first 12 hex of the commit"),
+    };
+    // `get`, not indexing: a forged `sha` may hold multi-byte characters.
+    if !sha.get(..prefix_len).is_some_and(|p| cycle.name.starts_with(p)) {
+        p.push(format!("receipt lives in {}, not a cycle directory for {} ({rule})", cycle.name, short(sha)));
+    }
+    if let Some(suffix) = cycle.name.split_once("-r").map(|(_, s)| s) {
+        let round_text = suffix.split('.').next().unwrap_or("");
+        if let (Ok(n), Some(r)) = (round_text.parse::<i64>(), r.round)
+            && n != r
+        {
+            p.push(format!("directory {} says round {n}, the receipt says {r}", cycle.name));
+        }
+    }
+    if r.family == Family::Schema2 {
+        match &r.cycle_path {
+            Some(cp) if *cp == cycle.path => {}
+            Some(cp) => p.push(format!("ledger.cycle_path says {cp}, the receipt was read from {}", cycle.path)),
+            None => {}
+        }
+    }
+    p
+}
+
+/// CV-A716: an integrity of OK over a reply the records show invalid, or a failed call.
+pub(super) fn integrity_check(
+    r: &Receipt,
+    recorded_invalid: Option<&str>,
+    dcl_blockers: usize,
+    subject: &str,
+    out: &mut Vec<CheckResult>,
+) {
+    let Some(integrity) = r.integrity.as_deref() else { return };
+    let failed_call = r.family == Family::Schema2 && r.exchange_error;
+    let why = recorded_invalid
+        .map(str::to_owned)
+        .or_else(|| failed_call.then(|| "the auditor call failed (audit.exchange.error)".to_owned()));
+    match why {
+        Some(why) if integrity == "OK" => {
+            let verdict = r.verdict.as_deref().unwrap_or("");
+            let mut result = res(
+                &INTEGRITY_STATED,
+                Outcome::Failed,
+                subject,
+                format!("audit_integrity is OK but the records show an invalid auditor reply: {why}"),
+            );
+            if r.family == Family::Schema2 && ((verdict == "BLOCKED" && dcl_blockers > 0) || verdict == "ESCALATE") {
+                result = result.with(
+                    "dialect",
+                    "product (v2/v4): integrity stays OK when the deterministic layer or the escalation lock decided the verdict first (formats §8); the paper requires the failure in audit_integrity",
+                );
+            }
+            out.push(result);
+        }
+        Some(_) => out.push(res(
+            &INTEGRITY_STATED,
+            Outcome::Passed,
+            subject,
+            format!("the recorded invalid reply is stated as {integrity}"),
+        )),
+        None => {
+            out.push(res(&INTEGRITY_STATED, Outcome::Passed, subject, "no invalid reply or failed call is recorded"))
+        }
+    }
+}
+
+fn dcl_source_digest(audit: &Repo, commit: ObjectId) -> Result<Digest, String> {
+    use sha2::Digest as _;
+    let tree = audit.commit(commit).map_err(|e| e.to_string())?.tree;
+    let mut h = sha2::Sha256::new();
+    if let Some(e) = audit.entry(tree, "checks".into()).map_err(|e| e.to_string())?
+        && e.kind == EntryKind::Tree
+    {
+        let mut files: Vec<_> = audit
+            .tree_children(e.id)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .filter(|(n, k, _)| k.is_file() && n.ends_with(b".py"))
+            .cloned()
+            .collect();
+        // Python sorts the pathlib glob by path string.
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, _, id) in files {
+            h.update(audit.blob(id).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(Digest(h.finalize().into()))
+}
+
+fn constitution_checks(
+    ctx: &Ctx<'_>,
+    audit: &Repo,
+    r: &Receipt,
+    cycle: &Cycle,
+    verified_at: ObjectId,
+    out: &mut Vec<CheckResult>,
+    failed: &mut Vec<String>,
+) -> Option<Constitution> {
+    let subject = cycle.path.as_str();
+    let path = match r.family {
+        Family::V1 => "AUDIT_RULES.md",
+        Family::Schema2 => r.constitution_path.as_str(),
+    };
+    let syntax = match r.family {
+        Family::V1 => Syntax::V1,
+        Family::Schema2 => Syntax::Product,
+    };
+    let at_commit = verified_at.to_string();
+    let mut fail = |out: &mut Vec<CheckResult>, msg: String| {
+        failed.push(msg.clone());
+        out.push(res(&CONSTITUTION_BINDING, Outcome::Failed, subject, msg).with("auditCommit", at_commit.clone()));
+    };
+    let commit = r.constitution_commit.as_deref()?;
+    if commit.is_empty() || commit == "unversioned" {
+        fail(
+            out,
+            format!(
+                "receipt declares the constitution {}: the ledger must version {path}",
+                if commit.is_empty() { "with an empty commit" } else { "unversioned" }
+            ),
+        );
+        return None;
+    }
+    let history_ok = ctx.ledger.history.is_ok();
+    let bytes = match audit.file_at(verified_at, path) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            fail(out, format!("constitution {path} missing from the audit tree at {}", short(&at_commit)));
+            return None;
+        }
+        Err(e) => {
+            out.push(res(&CONSTITUTION_BINDING, Outcome::CantTell, subject, e.to_string()));
+            return None;
+        }
+    };
+    let last = if history_ok {
+        audit.last_change_memo(verified_at, path, ctx.last_change).map_err(|e| e.to_string())
+    } else {
+        Err(ctx.ledger.history.as_ref().err().cloned().unwrap_or_default())
+    };
+    let mut problems: Vec<String> = content_problem(r, &bytes, path, &at_commit).into_iter().collect();
+    match &last {
+        Ok(Some(c)) if *c == commit => {}
+        Ok(Some(c)) => problems.push(format!(
+            "constitution commit {} is not the last change of {path} at audit commit {} (that is {})",
+            short(commit),
+            short(&at_commit),
+            short(&c.to_string())
+        )),
+        Ok(None) => problems.push(format!("cannot resolve the constitution commit of {path} at {}", short(&at_commit))),
+        Err(e) => out.push(res(
+            &CONSTITUTION_BINDING,
+            Outcome::CantTell,
+            subject,
+            format!("the constitution commit needs full audit history: {e}"),
+        )),
+    }
+    if problems.is_empty() && last.is_ok() {
+        out.push(
+            res(
+                &CONSTITUTION_BINDING,
+                Outcome::Passed,
+                subject,
+                format!("{path} at audit commit {} is the bound version {}", short(&at_commit), short(commit)),
+            )
+            .with("auditCommit", at_commit.clone()),
+        );
+    }
+    for p in problems {
+        fail(out, p);
+    }
+    // The version in force: v1 binds a commit (read the file there); schema 2 verified the
+    // bytes above.
+    let text = match r.family {
+        Family::V1 => ObjectId::from_hex(commit.as_bytes())
+            .ok()
+            .and_then(|c| audit.file_at(c, path).ok().flatten())
+            .unwrap_or(bytes),
+        Family::Schema2 => bytes,
+    };
+    Some(Constitution::parse(&String::from_utf8_lossy(&text), syntax))
+}
+
+/// Schema 2 binds the Constitution's bytes as well as its commit: they must hash to what the
+/// receipt says.
+fn content_problem(r: &Receipt, bytes: &[u8], path: &str, at_commit: &str) -> Option<String> {
+    let want = r.constitution_sha256.as_ref().filter(|_| r.family == Family::Schema2)?;
+    let got = Digest::of(bytes).hex();
+    (got != *want).then(|| {
+        format!(
+            "constitution content differs from the receipt's hash: {path} at {} hashes to {}, receipt binds {}",
+            short(at_commit),
+            short(&got),
+            short(want)
+        )
+    })
+}
+
+fn report_commit_check(
+    ctx: &Ctx<'_>,
+    audit: &Repo,
+    r: &Receipt,
+    cycle: &Cycle,
+    out: &mut Vec<CheckResult>,
+    failed: &mut Vec<String>,
+) {
+    let subject = cycle.path.as_str();
+    let added = cycle.report_added_in;
+    match r.family {
+        Family::V1 => {
+            out.push(match added {
+                Some(c) => res(
+                    &REPORT_COMMIT_BINDING,
+                    Outcome::Passed,
+                    subject,
+                    format!(
+                        "not bound by a v1 receipt; the ledger history shows report.md added in {}",
+                        short(&c.to_string())
+                    ),
+                )
+                .with("reportCommit", c.to_string()),
+                None => res(
+                    &REPORT_COMMIT_BINDING,
+                    Outcome::CantTell,
+                    subject,
+                    "not bound by a v1 receipt, and the ledger history is unavailable",
+                ),
+            });
+        }
+        Family::Schema2 => {
+            let Some(rc) = r.report_commit.as_deref() else { return };
+            let mut fail = |msg: String| {
+                failed.push(msg.clone());
+                out.push(res(&REPORT_COMMIT_BINDING, Outcome::Failed, subject, msg));
+            };
+            if rc.is_empty() && cycle.unrecorded {
+                out.push(res(
+                    &REPORT_COMMIT_BINDING,
+                    Outcome::Inapplicable,
+                    subject,
+                    "the receipt is not recorded in the ledger (CV-A715): its report has no ledger commit to bind",
+                ));
+                return;
+            }
+            if rc.is_empty() {
+                fail("ledger.report_commit is empty: the report's ledger commit is not bound".into());
+                return;
+            }
+            let Ok(id) = ObjectId::from_hex(rc.as_bytes()) else {
+                fail(format!("ledger.report_commit {rc:?} is not a commit id"));
+                return;
+            };
+            if !audit.has(id) {
+                match audit.shallow_hint() {
+                    Some(hint) => out.push(res(
+                        &REPORT_COMMIT_BINDING,
+                        Outcome::CantTell,
+                        subject,
+                        format!("report commit {} is not in the audit repository, but {hint}", short(rc)),
+                    )),
+                    None => fail("report commit named by the receipt is not in the audit repo".into()),
+                }
+                return;
+            }
+            match audit.is_ancestor(id, ctx.ledger.audit_head) {
+                Ok(true) => {}
+                Ok(false) => {
+                    fail("report commit is not an ancestor of the audit head".into());
+                    return;
+                }
+                Err(e) => {
+                    out.push(res(&REPORT_COMMIT_BINDING, Outcome::CantTell, subject, e.to_string()));
+                    return;
+                }
+            }
+            if let Some(a) = added
+                && a != id
+            {
+                fail(format!("report.md was added in {}, the receipt names {}", short(&a.to_string()), short(rc)));
+                return;
+            }
+            let held = audit.file_at(id, &cycle.file("report.md")).ok().flatten().map(|b| Digest::of(&b).hex());
+            match (held, &r.report_sha256) {
+                (Some(d), Some(want)) if d == *want => {
+                    out.push(res(
+                        &REPORT_COMMIT_BINDING,
+                        Outcome::Passed,
+                        subject,
+                        format!("report commit {} added report.md with the bound hash", short(rc)),
+                    ));
+                }
+                (Some(_), _) => fail(format!("report commit {} holds a different report.md", short(rc))),
+                (None, _) => fail(format!("report commit {} does not hold {}", short(rc), cycle.file("report.md"))),
+            }
+        }
+    }
+}
+
+/// CV-A718: the receipt is one the product's builder could have written from the rest of the
+/// record: every field it always writes is there, derived fields agree with their sources, and
+/// the check list and route agree with the configuration the round ran under.
+fn derivation_check(
+    r: &Receipt,
+    subject: &str,
+    config: Option<&Result<Config, String>>,
+    out: &mut Vec<CheckResult>,
+    binding_failed: &mut Vec<String>,
+) {
+    if r.family != Family::Schema2 {
+        out.push(res(
+            &RECEIPT_DERIVED,
+            Outcome::Inapplicable,
+            subject,
+            "v1 receipts are written by the runner, not the product's builder",
+        ));
+        return;
+    }
+    let mut p = r.derivation.clone();
+    match config {
+        Some(Ok(cfg)) => p.extend(super::derive::config_problems(r.inputs_checks.as_deref(), r.audit_fallback, r, cfg)),
+        _ => {
+            if p.is_empty() {
+                out.push(res(
+                    &RECEIPT_DERIVED,
+                    Outcome::CantTell,
+                    subject,
+                    "no readable crossaudit.yml: the check list and the auditor route cannot be compared",
+                ));
+                return;
+            }
+        }
+    }
+    if p.is_empty() {
+        out.push(res(
+            &RECEIPT_DERIVED,
+            Outcome::Passed,
+            subject,
+            "every field the product's builder writes is present and agrees with what it is derived from",
+        ));
+    } else {
+        binding_failed.push(format!("CV-A718: {}", p.join("; ")));
+        out.push(res(&RECEIPT_DERIVED, Outcome::Failed, subject, p.join("; ")));
+    }
+}
+
+/// `isolation.parametric` as the product computes it (4.14 `config.heterogeneity`): a declared
+/// generator vendor whose recovery pool is disjoint from the auditor's.
+pub(super) fn parametric_from(cfg: &Config) -> bool {
+    let Some(g) = &cfg.generator_vendor else { return false };
+    let gs: BTreeSet<String> = cfg.generator_fallbacks.iter().chain([g]).map(|v| norm_vendor(v)).collect();
+    let as_: BTreeSet<String> =
+        cfg.auditor_fallbacks.iter().chain(cfg.auditor_vendor.iter()).map(|v| norm_vendor(v)).collect();
+    gs.is_disjoint(&as_)
+}

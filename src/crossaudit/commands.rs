@@ -1,0 +1,270 @@
+//! The CrossAudit commands: `ledger`, `receipt`, and the records `stats` reads from a receipt
+//! ledger. Each runs a crawl and assembles its report from the crawl's results and views.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::check_deployed::invariants;
+use super::check_i8_admission::{self as replay, Admission};
+use super::crawl::{Placed, given, run, run_with};
+use super::load::{self, DialectChoice, Error, Options};
+use super::{checks, conformance, deployed, inputs, lifecycle, stats, verify, views};
+use crate::progress::Ctx;
+use crate::report::{CheckResult, Outcome, Report, View};
+
+/// `crossverify ledger`: verifies the whole published ledger.
+///
+/// # Errors
+/// When the repositories cannot be opened or the revision does not resolve (exit 2).
+pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
+    if opts.dialect == DialectChoice::Deployed || opts.dialect == DialectChoice::Auto {
+        match deployed::load(&opts.audit, opts.audit_rev.as_deref(), ctx) {
+            Ok(l) => {
+                if opts.dialect == DialectChoice::Auto && deployed::is_repository(&opts.audit).unwrap_or(false) {
+                    let mut layouts = load::receipt_layouts(opts)?;
+                    if !layouts.is_empty() {
+                        layouts.push(format!("deployed CYCLE-NNNNNN directories ({})", l.cycles.len()));
+                        return Err(Error::Usage(load::ambiguous(&layouts)));
+                    }
+                }
+                return Ok(deployed_ledger(opts, &l));
+            }
+            Err(deployed::LoadError::NoCycles(_)) if opts.dialect == DialectChoice::Auto => {}
+            Err(e) => return Err(Error::Usage(e.to_string())),
+        }
+    }
+    let run = run(opts, ctx)?;
+    let admissions: Vec<Admission> = run
+        .facts
+        .iter()
+        .zip(&run.groups)
+        .map(|(f, g)| replay::admission(&run.ledger, f, g, opts.consumed.as_ref()))
+        .collect();
+    let mut report = Report::new("ledger");
+    inputs(&mut report, opts, &run.ledger);
+    report.results = run.results.clone();
+    report.finish();
+    let records = lifecycle::records(&run.ledger, &run.facts);
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
+    report.stats = figures;
+    stats(&mut report, &run);
+    let adm: serde_json::Map<String, Value> = run
+        .ledger
+        .cycles
+        .iter()
+        .zip(admissions.iter().zip(&run.facts))
+        .filter(|(_, (_, f))| f.receipt.is_some())
+        .map(|(c, (a, _))| (c.path.clone(), serde_json::to_value(a).expect("admission serialises")))
+        .collect();
+    report.section("admissions", Value::Object(adm));
+    views::cycles(&mut report, &run, &admissions);
+    report.views.extend(lifecycle_views);
+    Ok(report)
+}
+
+/// The statistics records of a v1 or schema-2 ledger (`crossverify stats` on such a ledger):
+/// the ledger is crawled and verified as by [`ledger`], then converted (`lifecycle.rs` states
+/// the two readings the conversion makes).
+///
+/// # Errors
+/// As [`ledger`].
+pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<crate::stats::model::Records, Error> {
+    let run = run(opts, ctx)?;
+    Ok(lifecycle::records(&run.ledger, &run.facts))
+}
+
+/// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
+/// checks, what the protocol's invariants can and cannot show there, and its lifecycle figures.
+fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
+    let mut report = Report::new("ledger");
+    report.input("audit", opts.audit.display().to_string());
+    report.input("dialect", if opts.dialect == DialectChoice::Auto { "deployed (detected)" } else { "deployed" });
+    if let Some(c) = l.origin.commit() {
+        report.input("auditHead", c);
+    }
+    let mut results = deployed::verify(l);
+    results.extend(invariants(l));
+    report.results = results;
+    report.finish();
+    let kind = if l.origin.commit().is_some() {
+        super::stats_input::kind::DEPLOYED_GIT
+    } else {
+        super::stats_input::kind::DEPLOYED_DIRECTORY
+    };
+    let records = super::stats_input::records(l, kind);
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
+    report.stats = figures;
+    report.views.push(View::Table(conformance(&report.results)));
+    report.views.extend(lifecycle_views);
+    report
+}
+
+/// `crossverify receipt`: verifies one receipt in the context of its ledger and reports its
+/// admission; with `admit`, admission is an error-level check (exit 0 only when admissible).
+/// Without a path, the latest receipt binding `opts.expect_sha` is verified.
+///
+/// # Errors
+/// When the repositories cannot be opened, or the receipt is not a cycle directory's
+/// `receipt.json` in the ledger repository (exit 2).
+pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let given = receipt_path.map(|p| given(&opts.audit, p)).transpose()?;
+    if given.is_none() && opts.expect_sha.is_none() {
+        return Err(Error::Usage(
+            "name the receipt, or give --expect-sha to verify the latest receipt of that commit".into(),
+        ));
+    }
+    let (run, placed) = run_with(opts, ctx, given.as_ref())?;
+    let head = verify::short(&run.ledger.audit_head.to_string());
+    let idx = match &placed {
+        Some(p) => p.idx,
+        // The latest receipt in ledger order that binds the expected commit.
+        None => {
+            let sha = opts.expect_sha.as_deref().unwrap_or_default();
+            match run.facts.iter().rposition(|f| f.receipt.as_ref().and_then(|r| r.sha.as_deref()) == Some(sha)) {
+                Some(i) => i,
+                None => {
+                    let why = format!(
+                        "absent: no receipt in the ledger at {} (audit commit {head}) binds commit {sha}",
+                        opts.audit.display()
+                    );
+                    // The gate's commonest denial (the audit has not run yet) is a verdict, with
+                    // every requested report written; without --admit there is nothing to verify.
+                    if !admit {
+                        return Err(Error::Usage(why));
+                    }
+                    return Ok(absent_receipt(opts, &run.ledger, sha, why));
+                }
+            }
+        }
+    };
+    let rel = run.ledger.cycles[idx].file("receipt.json");
+    let cycle = &run.ledger.cycles[idx];
+    let mut a = replay::admission(&run.ledger, &run.facts[idx], &run.groups[idx], opts.consumed.as_ref());
+    let given_results = placed.as_ref().map(|p| given_checks(cycle, p, &head, &mut a)).unwrap_or_default();
+    let mut report = Report::new("receipt");
+    inputs(&mut report, opts, &run.ledger);
+    report.input("receipt", rel.clone());
+    report.input("admit", admit);
+    let mine = |r: &CheckResult| r.subject == cycle.path || r.subject.starts_with(&format!("{} ", cycle.path));
+    report.results = run.results.iter().filter(|r| mine(r)).cloned().collect();
+    // Ledger-wide facts that bear on this receipt.
+    report.results.extend(
+        run.results
+            .iter()
+            .filter(|r| {
+                (r.code == checks::LEDGER_APPEND_ONLY.code
+                    && (r.subject == "ledger" || r.subject.starts_with(&format!("{}/", cycle.path))))
+                    || r.code == checks::AUDIT_HEAD_PINNED.code
+                    || (r.code == checks::ADMISSION_RECORDS.code)
+            })
+            .cloned(),
+    );
+    report.results.extend(given_results);
+    if let Some(r) = &run.facts[idx].receipt {
+        report.input("receiptFileSha256", r.file_sha256.hex());
+        report.input("receiptCanonicalSha256", r.canonical_sha256.hex());
+        report.input("receiptIdentity", r.identity().hex());
+    }
+    if let Some((c, _)) = cycle.added_in {
+        report.input("verifiedAgainstAuditCommit", c.to_string());
+    }
+    if admit {
+        let outcome = if a.ready {
+            Outcome::Passed
+        } else if a.shortfalls.is_empty() {
+            Outcome::CantTell
+        } else {
+            Outcome::Failed
+        };
+        report.results.push(
+            CheckResult::new(&checks::ADMISSION, outcome, &cycle.path, a.reason.clone())
+                .with("shortfalls", a.shortfalls.clone())
+                .with("unobservable", a.unobservable.clone()),
+        );
+    }
+    report.finish();
+    report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    views::headline(&mut report, &a);
+    report.views.push(View::Table(conformance(&report.results)));
+    report.views.push(views::admission(&a));
+    Ok(report)
+}
+
+/// CV-A714 and CV-A715 for the receipt the caller named; a receipt that is not the ledger's
+/// committed copy, or not in the ledger at all, is not admissible.
+fn given_checks(cycle: &load::Cycle, p: &Placed, head: &str, a: &mut Admission) -> Vec<CheckResult> {
+    let subject = cycle.path.as_str();
+    let hex = |d: &crate::manifest::Digest| d.hex();
+    let mut out = Vec::new();
+    let mut deny = Vec::new();
+    out.push(match (&p.given, &p.committed) {
+        (Some(g), Some(c)) if g != c => {
+            let msg = format!(
+                "the receipt given (sha256 {}) is not the ledger's committed {} (sha256 {}): the bytes given are the ones verified",
+                hex(g),
+                cycle.file("receipt.json"),
+                hex(c)
+            );
+            deny.push(format!("the receipt given differs from the ledger's committed copy (sha256 {} ≠ {})", verify::short(&hex(g)), verify::short(&hex(c))));
+            CheckResult::new(&checks::RECEIPT_GIVEN_IS_COMMITTED, Outcome::Failed, subject, msg)
+                .with("givenSha256", hex(g))
+                .with("committedSha256", hex(c))
+        }
+        (Some(g), Some(_)) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Passed,
+            subject,
+            format!("the receipt given is byte for byte the ledger's committed copy (sha256 {})", verify::short(&hex(g))),
+        ),
+        (None, Some(c)) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Passed,
+            subject,
+            format!("no file on disk: the committed copy (sha256 {}) is the receipt named", verify::short(&hex(c))),
+        ),
+        (_, None) => CheckResult::new(
+            &checks::RECEIPT_GIVEN_IS_COMMITTED,
+            Outcome::Inapplicable,
+            subject,
+            "the ledger holds no committed copy of this receipt (CV-A715)",
+        ),
+    });
+    out.push(if cycle.unrecorded {
+        deny.push("receipt is not recorded in the ledger".to_owned());
+        CheckResult::new(
+            &checks::RECEIPT_RECORDED,
+            Outcome::Failed,
+            subject,
+            format!("the receipt is not recorded in the ledger at {head} (uncommitted): verified for its bindings, not admissible"),
+        )
+    } else {
+        CheckResult::new(&checks::RECEIPT_RECORDED, Outcome::Passed, subject, format!("recorded in the ledger at {head}"))
+    });
+    if !deny.is_empty() {
+        a.shortfalls.splice(0..0, deny);
+        a.ready = false;
+        a.reason = format!("not admissible: {}", a.shortfalls[0]);
+    }
+    out
+}
+
+/// The `receipt --admit` report when no receipt binds the expected commit (I8 deny class
+/// "absent").
+fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String) -> Report {
+    let a = Admission {
+        ready: false,
+        reason: format!("not admissible: {why}"),
+        shortfalls: vec![why.clone()],
+        ..Admission::default()
+    };
+    let mut report = Report::new("receipt");
+    inputs(&mut report, opts, ledger);
+    report.input("admit", true);
+    report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
+    report.finish();
+    report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
+    views::headline(&mut report, &a);
+    report.views.push(View::Table(conformance(&report.results)));
+    report
+}
