@@ -242,6 +242,11 @@ fn path_shape_problem(p: &str) -> Option<&'static str> {
         dot_dot |= c == "..";
         empty_or_dot |= c.is_empty() || c == ".";
     }
+    component_problem(dot_dot, empty_or_dot)
+}
+
+/// The verdict on a path's components, shared by both key spellings.
+fn component_problem(dot_dot: bool, empty_or_dot: bool) -> Option<&'static str> {
     if dot_dot {
         Some("`..` component escapes the repository")
     } else if empty_or_dot {
@@ -279,13 +284,7 @@ pub fn path_problem(p: &str) -> Option<&'static str> {
     let last = &bytes[start..];
     dot_dot |= last == b"..";
     empty_or_dot |= last.is_empty() || last == b".";
-    if dot_dot {
-        Some("`..` component escapes the repository")
-    } else if empty_or_dot {
-        Some("empty or `.` path component")
-    } else {
-        None
-    }
+    component_problem(dot_dot, empty_or_dot)
 }
 
 /// Moves the object at `path` out of `v`, leaving an empty object: `Some(Err(()))` when
