@@ -20,37 +20,21 @@ pub(super) fn severities(
     subject: &str,
     out: &mut Vec<CheckResult>,
 ) {
-    out.push(if verdict == "PASS" && all_blockers > 0 {
-        res(
-            &PASS_WITH_BLOCKER,
-            Outcome::Failed,
-            subject,
-            format!("verdict PASS while carrying {all_blockers} BLOCKER finding(s)"),
-        )
-    } else {
-        res(
-            &PASS_WITH_BLOCKER,
-            Outcome::Passed,
-            subject,
-            if verdict == "PASS" { "PASS carries no BLOCKER finding" } else { "not a PASS" },
-        )
-    });
-    out.push(if verdict == "BLOCKED" && all_blockers == 0 {
-        let advisories = findings.iter().filter(|f| f.0 == "ADVISORY").count();
-        res(
-            &ADVISORY_NEVER_GATES,
-            Outcome::Failed,
-            subject,
-            format!("verdict BLOCKED without any BLOCKER finding ({advisories} ADVISORY)"),
-        )
-    } else {
-        res(
-            &ADVISORY_NEVER_GATES,
-            Outcome::Passed,
-            subject,
-            if verdict == "BLOCKED" { "BLOCKED rests on a BLOCKER finding" } else { "not BLOCKED" },
-        )
-    });
+    out.push(outcome(
+        &PASS_WITH_BLOCKER,
+        !(verdict == "PASS" && all_blockers > 0),
+        subject,
+        if verdict == "PASS" { "PASS carries no BLOCKER finding" } else { "not a PASS" },
+        format!("verdict PASS while carrying {all_blockers} BLOCKER finding(s)"),
+    ));
+    let advisories = findings.iter().filter(|f| f.0 == "ADVISORY").count();
+    out.push(outcome(
+        &ADVISORY_NEVER_GATES,
+        !(verdict == "BLOCKED" && all_blockers == 0),
+        subject,
+        if verdict == "BLOCKED" { "BLOCKED rests on a BLOCKER finding" } else { "not BLOCKED" },
+        format!("verdict BLOCKED without any BLOCKER finding ({advisories} ADVISORY)"),
+    ));
     let mut odd: Vec<String> = findings.iter().map(|f| f.0.clone()).collect();
     odd.extend(dcl.map(|d| d.findings.iter().map(|f| f.severity.clone()).collect::<Vec<_>>()).unwrap_or_default());
     odd.retain(|s| s != "BLOCKER" && s != "ADVISORY");

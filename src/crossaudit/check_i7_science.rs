@@ -300,74 +300,17 @@ fn manifest_matches(
             continue;
         }
         let entry = prep.entries.get(i).copied().flatten();
-        let loc = |res: CheckResult| res.at(Some("science"), Some(key), Some(&commit.to_string()));
-        let sub = format!("{subject} {key}");
-        if want == "ABSENT" {
-            if let Some((k, _)) = entry.filter(|(k, _)| k.is_file()) {
-                mismatches += 1;
-                failed.push(format!("manifest says ABSENT but {key} exists"));
-                out.push(loc(res(
-                    &MANIFEST_MATCHES,
-                    Outcome::Failed,
-                    &sub,
-                    format!("manifest says ABSENT but {key} is a {} in the tree", k.as_str()),
-                )));
-            }
+        let Some((binding_failure, result)) = entry_result(ctx, key, want, entry, science, buf, subject) else {
             continue;
-        }
-        match entry {
-            None => {
+        };
+        match binding_failure {
+            Some(f) => {
                 mismatches += 1;
-                failed.push(format!("manifest lists {key}, absent from the tree"));
-                out.push(loc(res(
-                    &MANIFEST_MATCHES,
-                    Outcome::Failed,
-                    &sub,
-                    format!("manifest lists {key}, absent from the tree"),
-                )));
+                failed.push(f);
             }
-            Some((k, _)) if !k.is_file() => {
-                mismatches += 1;
-                failed.push(format!("manifest binds {key} by digest but it is a {}", k.as_str()));
-                out.push(loc(res(
-                    &MANIFEST_MATCHES,
-                    Outcome::Failed,
-                    &sub,
-                    format!("bound by digest but it is a {} (not hashed)", k.as_str()),
-                )));
-            }
-            Some((_, id)) => match science.map(|s| ctx.hashes.get_or_hash(s, id, buf)) {
-                Some(Ok(d)) if Digest::from_hex(want) == Some(d) && !want.bytes().any(|b| b.is_ascii_uppercase()) => {}
-                Some(Ok(d)) => {
-                    mismatches += 1;
-                    failed.push(format!("manifest mismatch for {key}"));
-                    let mut msg = format!(
-                        "manifest mismatch for {key}: receipt binds {}, the commit has {}",
-                        short(want),
-                        short(&d.hex())
-                    );
-                    if let Some(note) = science.and_then(|s| truncated_match(s, id, want)) {
-                        msg.push_str(&note);
-                    }
-                    out.push(loc(res(&MANIFEST_MATCHES, Outcome::Failed, &sub, msg)
-                        .with("expected", want.clone())
-                        .with("actual", d.hex())));
-                }
-                Some(Err(e)) => {
-                    unknown += 1;
-                    out.push(loc(res(
-                        &MANIFEST_MATCHES,
-                        Outcome::CantTell,
-                        &sub,
-                        format!("blob {id} could not be read: {e}"),
-                    )));
-                }
-                None => {
-                    unknown += 1;
-                    out.push(loc(res(&MANIFEST_MATCHES, Outcome::CantTell, &sub, "blob was not hashed")));
-                }
-            },
+            None => unknown += 1,
         }
+        out.push(result.at(Some("science"), Some(key), Some(&commit.to_string())));
     }
     if mismatches == 0 && unknown == 0 {
         out.push(res(
@@ -380,6 +323,59 @@ fn manifest_matches(
                 if manifest.len() == 1 { "y" } else { "ies" }
             ),
         ));
+    }
+}
+
+/// CV-A702 for one manifest entry: `None` when it matches the commit's object; otherwise the
+/// result, with the binding failure it records (`None` for an entry that could not be judged).
+fn entry_result(
+    ctx: &Ctx<'_>,
+    key: &str,
+    want: &str,
+    entry: Option<(EntryKind, ObjectId)>,
+    science: Option<&Repo>,
+    buf: &mut Vec<u8>,
+    subject: &str,
+) -> Option<(Option<String>, CheckResult)> {
+    let sub = format!("{subject} {key}");
+    let failed =
+        |summary: String, msg: String| Some((Some(summary), res(&MANIFEST_MATCHES, Outcome::Failed, &sub, msg)));
+    match entry {
+        Some((k, _)) if want == "ABSENT" && k.is_file() => failed(
+            format!("manifest says ABSENT but {key} exists"),
+            format!("manifest says ABSENT but {key} is a {} in the tree", k.as_str()),
+        ),
+        _ if want == "ABSENT" => None,
+        None => failed(
+            format!("manifest lists {key}, absent from the tree"),
+            format!("manifest lists {key}, absent from the tree"),
+        ),
+        Some((k, _)) if !k.is_file() => failed(
+            format!("manifest binds {key} by digest but it is a {}", k.as_str()),
+            format!("bound by digest but it is a {} (not hashed)", k.as_str()),
+        ),
+        Some((_, id)) => match science.map(|s| ctx.hashes.get_or_hash(s, id, buf)) {
+            Some(Ok(d)) if Digest::from_hex(want) == Some(d) && !want.bytes().any(|b| b.is_ascii_uppercase()) => None,
+            Some(Ok(d)) => {
+                let mut msg = format!(
+                    "manifest mismatch for {key}: receipt binds {}, the commit has {}",
+                    short(want),
+                    short(&d.hex())
+                );
+                if let Some(note) = science.and_then(|s| truncated_match(s, id, want)) {
+                    msg.push_str(&note);
+                }
+                let result = res(&MANIFEST_MATCHES, Outcome::Failed, &sub, msg)
+                    .with("expected", want.to_owned())
+                    .with("actual", d.hex());
+                Some((Some(format!("manifest mismatch for {key}")), result))
+            }
+            Some(Err(e)) => Some((
+                None,
+                res(&MANIFEST_MATCHES, Outcome::CantTell, &sub, format!("blob {id} could not be read: {e}")),
+            )),
+            None => Some((None, res(&MANIFEST_MATCHES, Outcome::CantTell, &sub, "blob was not hashed"))),
+        },
     }
 }
 

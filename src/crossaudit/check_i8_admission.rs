@@ -57,7 +57,7 @@ pub(super) fn state_checks(
         out.push(res(&ADMISSION_RECORDS, Outcome::Failed, subject, "controller/state.json has no cycles object"));
         return;
     };
-    let mut problems = undone_admissions(ledger, facts, groups, cycles, info, out);
+    let mut problems = undone_admissions(ledger, facts, groups, info, out);
     let mut seen_consumed = BTreeSet::new();
     for (id, c) in cycles {
         let members = groups.get(id).map_or(&[][..], Vec::as_slice);
@@ -169,11 +169,11 @@ fn undone_admissions(
     ledger: &Ledger,
     facts: &[CycleFacts],
     groups: &BTreeMap<String, Vec<usize>>,
-    head: &BTreeMap<String, Value>,
     info: &mut [GroupInfo],
     out: &mut Vec<CheckResult>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
+    let mut ever: BTreeSet<(String, String)> = BTreeSet::new();
     // (cycle, receipt) → commit that first recorded its consumption.
     let mut recorded: BTreeMap<(String, String), String> = BTreeMap::new();
     for (commit, version) in &ledger.state_history {
@@ -203,12 +203,13 @@ fn undone_admissions(
         recorded.retain(|(id, receipt), _| consumed_in(cycles, id).contains(receipt));
         for id in cycles.keys() {
             for receipt in consumed_in(cycles, id) {
+                ever.insert((id.clone(), receipt.clone()));
                 recorded.entry((id.clone(), receipt)).or_insert_with(|| commit.clone());
             }
         }
     }
     // Every receipt ever consumed stays consumed, whatever the head says.
-    for (id, receipt) in problems_consumed(ledger, head) {
+    for (id, receipt) in ever {
         let members = groups.get(&id).map_or(&[][..], Vec::as_slice);
         if let Some(&i) = members.iter().find(|&&i| facts[i].identity.is_some_and(|d| d.hex() == receipt)) {
             info[i].consumed = true;
@@ -225,21 +226,6 @@ fn consumed_in(cycles: &BTreeMap<String, Value>, id: &str) -> BTreeSet<String> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
         .unwrap_or_default()
-}
-
-/// (cycle, receipt) pairs consumed in some version of the state but not at the head.
-fn problems_consumed(ledger: &Ledger, head: &BTreeMap<String, Value>) -> BTreeSet<(String, String)> {
-    let mut out = BTreeSet::new();
-    for (_, version) in &ledger.state_history {
-        let Some(cycles) = version.as_ref().ok().and_then(|v| v.get("cycles")).and_then(Value::as_object) else {
-            continue;
-        };
-        for id in cycles.keys() {
-            let now = consumed_in(head, id);
-            out.extend(consumed_in(cycles, id).into_iter().filter(|r| !now.contains(r)).map(|r| (id.clone(), r)));
-        }
-    }
-    out
 }
 
 /// The admission decision for the receipt of `cycle`.

@@ -26,12 +26,7 @@ pub fn unpack(out: &Path) -> Result<(), String> {
 
 fn unpack_one(mut archive: &[u8], path: &Path) -> Result<(), String> {
     let err = |m: String| format!("writing the demo ledger at {}: {m}", path.display());
-    std::fs::create_dir_all(path).map_err(|e| err(e.to_string()))?;
-    let opts = gix::open::Options::isolated().config_overrides(["init.defaultBranch=main"]);
-    let repo =
-        gix::ThreadSafeRepository::init_opts(path, gix::create::Kind::Bare, gix::create::Options::default(), opts)
-            .map_err(|e| err(e.to_string()))?
-            .to_thread_local();
+    let repo = crate::git::init_bare(path).map_err(err)?;
     while !archive.is_empty() {
         let nl = archive.iter().position(|&b| b == b'\n').ok_or_else(|| err("truncated header".into()))?;
         let header = std::str::from_utf8(&archive[..nl]).map_err(|e| err(e.to_string()))?;

@@ -162,6 +162,8 @@ pub(crate) struct History {
     pub added: BTreeMap<String, (ObjectId, ObjectId)>,
     /// Commit id → topological position (0 = oldest).
     pub position: HashMap<ObjectId, usize>,
+    /// (commit, its tree) in topological order, oldest first: later walks reuse this one.
+    pub commits: Vec<(ObjectId, ObjectId)>,
     /// (path, commit that added it, commit that changed it, "modified"/"deleted"/"truncated").
     pub violations: Vec<(String, ObjectId, ObjectId, &'static str)>,
 }
@@ -303,7 +305,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
         Some(e) if e.kind.is_file() => Some(read_json(&audit, e.id, "controller/state.json")),
         _ => None,
     };
-    let state_history = if family == Family::V1 { state_history(&audit, audit_head, &history) } else { Vec::new() };
+    let state_history = if family == Family::V1 { state_history(&audit, &history) } else { Vec::new() };
     let disputes = loose.get("disputes.jsonl").map(|id| {
         let p = format!("{ledger_dir}/disputes.jsonl");
         let bytes = audit.record(*id, &p).map_err(|e| e.to_string())?;
@@ -366,23 +368,19 @@ fn decide_family(
     ledger_dir: &str,
     dirs: &BTreeMap<String, BTreeMap<String, (EntryKind, ObjectId)>>,
 ) -> Result<Family, Error> {
-    let mut votes: BTreeMap<Family, Vec<&str>> = BTreeMap::new();
-    for (dir, files) in dirs.iter().take(64) {
-        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
-            && let Ok(bytes) = audit.record(*id, "receipt.json")
-        {
-            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
-            if has(b"\"receipt_schema\"") {
-                votes.entry(Family::Schema2).or_default().push(dir);
-            } else if has(b"\"constitution_hash\"") {
-                votes.entry(Family::V1).or_default().push(dir);
-            }
-        }
-    }
     match opts.dialect {
         DialectChoice::V1 => return Ok(Family::V1),
         DialectChoice::Schema2 | DialectChoice::Deployed => return Ok(Family::Schema2),
         DialectChoice::Auto => {}
+    }
+    let mut votes: BTreeMap<Family, Vec<&str>> = BTreeMap::new();
+    for (dir, files) in dirs.iter().take(DETECTION_READS) {
+        if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
+            && let Ok(bytes) = audit.record(*id, "receipt.json")
+            && let Some(family) = marker_family(&bytes)
+        {
+            votes.entry(family).or_default().push(dir);
+        }
     }
     let mut layouts: Vec<String> = votes
         .iter()
@@ -416,22 +414,31 @@ pub(crate) fn receipt_layouts(opts: &Options) -> Result<Vec<String>, Error> {
         .filter(|c| c.keys.iter().any(|k| k == "ledger" || k == "science_repo"))
         .map_or_else(|| "cycles".to_owned(), |c| c.ledger_dir().trim_matches('/').to_owned());
     let mut found = BTreeMap::new();
-    for e in audit.walk(tree, &Scope::new([dir.as_str()]))? {
+    let receipts = audit.walk(tree, &Scope::new([dir.as_str()]))?.into_iter().filter(|e| e.kind.is_file());
+    for e in receipts.filter(|e| e.path.ends_with(b"/receipt.json")).take(DETECTION_READS) {
         let path = git::display_path(e.path.as_bstr());
-        if path.ends_with("/receipt.json") && e.kind.is_file() && found.len() < 64 {
-            let bytes = audit.record(e.id, &path).unwrap_or_default();
-            let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
-            let family = if has(b"\"receipt_schema\"") {
-                Family::Schema2
-            } else if has(b"\"constitution_hash\"") {
-                Family::V1
-            } else {
-                continue;
-            };
+        if let Some(family) = audit.record(e.id, &path).ok().and_then(|b| marker_family(&b)) {
             found.entry(family).or_insert_with(|| (0, path.clone())).0 += 1;
         }
     }
     Ok(found.iter().map(|(f, (n, p))| format!("{} receipts ({n}, e.g. {p})", f.as_str())).collect())
+}
+
+/// How many receipts auto-detection reads; a receipt of the other family further on fails its
+/// own cycle's parse (CV-A002) instead of being refused here.
+const DETECTION_READS: usize = 64;
+
+/// The family a receipt's bytes declare by their marker key. A marker is enough to vote: every
+/// receipt is parsed in full during verification.
+fn marker_family(bytes: &[u8]) -> Option<Family> {
+    let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
+    if has(b"\"receipt_schema\"") {
+        Some(Family::Schema2)
+    } else if has(b"\"constitution_hash\"") {
+        Some(Family::V1)
+    } else {
+        None
+    }
 }
 
 /// The refusal of a ledger holding several layouts.
@@ -449,7 +456,12 @@ pub(crate) fn ambiguous(layouts: &[String]) -> String {
 pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<History, String> {
     repo.require_full_history().map_err(|e| e.to_string())?;
     let commits = repo.history(head).map_err(|e| e.to_string())?;
-    let mut h = History { added: BTreeMap::new(), position: HashMap::new(), violations: Vec::new() };
+    let mut h = History {
+        added: BTreeMap::new(),
+        position: HashMap::new(),
+        commits: commits.iter().map(|c| (c.id, c.tree)).collect(),
+        violations: Vec::new(),
+    };
     let mut subtree_of: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
     let sub = |repo: &Repo,
                tree: ObjectId,
@@ -501,21 +513,15 @@ pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<H
 
 /// The versions of `controller/state.json` along the audit history, oldest first; a version is
 /// listed once, at the first commit (in topological order) that holds it.
-fn state_history(
-    repo: &Repo,
-    head: ObjectId,
-    history: &Result<History, String>,
-) -> Vec<(ObjectId, Result<json::Value, String>)> {
+fn state_history(repo: &Repo, history: &Result<History, String>) -> Vec<(ObjectId, Result<json::Value, String>)> {
     const PATH: &str = "controller/state.json";
     let Ok(h) = history else { return Vec::new() };
-    let Ok(commits) = repo.history(head) else { return Vec::new() };
-    debug_assert_eq!(commits.len(), h.position.len());
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for c in &commits {
-        let Ok(Some(e)) = repo.entry(c.tree, PATH.into()) else { continue };
+    for &(commit, tree) in &h.commits {
+        let Ok(Some(e)) = repo.entry(tree, PATH.into()) else { continue };
         if e.kind.is_file() && seen.insert(e.id) {
-            out.push((c.id, read_json(repo, e.id, PATH)));
+            out.push((commit, read_json(repo, e.id, PATH)));
         }
     }
     out

@@ -674,6 +674,20 @@ fn topo_sort(mut commits: BTreeMap<ObjectId, Commit>) -> Vec<Commit> {
     out
 }
 
+/// Creates an empty bare repository at `path` (created if missing) with `HEAD` on `main`,
+/// opened isolated from user and system configuration: the demo ledger and the test fixtures
+/// are written through it, so their bytes never depend on the machine. The error names why.
+///
+/// # Errors
+/// When the directory cannot be created or initialised.
+pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
+    std::fs::create_dir_all(path).map_err(|e| e.to_string())?;
+    let opts = gix::open::Options::isolated().config_overrides(["init.defaultBranch=main"]);
+    gix::ThreadSafeRepository::init_opts(path, gix::create::Kind::Bare, gix::create::Options::default(), opts)
+        .map(|r| r.to_thread_local())
+        .map_err(|e| e.to_string())
+}
+
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or(s).to_owned()
 }
