@@ -398,7 +398,34 @@ fn generate(repos: &Path) -> BTreeMap<String, Vec<u8>> {
     let index = json!({"prepare": null, "vectors": vectors});
     files.insert("index.json".to_owned(), pretty(&index));
     floor_corpus(&mut files);
+    stats_corpus(&mut files);
     files
+}
+
+/// Two stories for `crossverify stats`: one done with an open finding, one still in review.
+fn stats_corpus(files: &mut BTreeMap<String, Vec<u8>>) {
+    let closed = |id: &str, sev: &str, filed: i64, at: i64, action: &str| {
+        let mut f = finding(id, sev, filed, if action == "resolve" { "resolved" } else { "dismissed" });
+        f["resolution"] = json!([{"round": at, "action": action}]);
+        f
+    };
+    let stories = [
+        (
+            "B-0001",
+            "done",
+            vec![
+                closed("F-001", "high", 1, 2, "resolve"),
+                finding("F-002", "medium", 1, "open"),
+                closed("F-003", "low", 2, 3, "dismiss"),
+                closed("F-004", "critical", 2, 3, "resolve"),
+            ],
+        ),
+        ("B-0002", "review", vec![finding("F-001", "high", 1, "open"), closed("F-002", "low", 1, 2, "resolve")]),
+    ];
+    for (id, phase, list) in stories {
+        let f = json!({"kind": "proof-or-stop/findings/v1", "storyId": id, "phase": phase, "findings": list});
+        files.insert(format!("stats/{id}/findings.json"), pretty(&f));
+    }
 }
 
 const EMPTY_SFH: &str = identity::EMPTY_STORY_FILES_HASH;
@@ -774,4 +801,21 @@ fn floor_vectors_hold() {
             "{name}: a degraded record is never a full quorum"
         );
     }
+}
+
+/// The statistics layer reads Proof-or-Stop findings through this module's adapter alone.
+#[test]
+fn stats_reads_review_findings_through_the_adapter() {
+    let out =
+        support::crossverify().args(["--format", "json", "stats"]).arg(dir().join("stats")).output().expect("runs");
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert_eq!(r["inputs"]["kind"], "proof-or-stop-findings");
+    let s = &r["stats"];
+    assert_eq!((s["cycles"].as_u64(), s["finding_occurrences"].as_u64()), (Some(3), Some(6)));
+    assert_eq!((s["closed"].as_u64(), s["open"].as_u64()), (Some(4), Some(2)));
+    assert!(s["closure_lag_cycle_numbers"].is_object(), "closure lag in rounds: {}", s["closure_lag_cycle_numbers"]);
+    let done = r["results"].as_array().expect("results").iter().find(|x| x["code"] == "CV-P102").expect("open on done");
+    assert_eq!(done["evidence"]["openOnDone"], 1);
+    assert_eq!(done["evidence"]["findings"], json!(["B-0001/F-002"]));
+    assert!(s["models"].is_null(), "a figure the records cannot support is not measured, never 0");
 }

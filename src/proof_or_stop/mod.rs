@@ -14,6 +14,7 @@ pub mod identity;
 pub mod live;
 pub mod reason;
 pub mod review;
+pub mod stats;
 pub mod trust_store;
 pub mod verify;
 

@@ -290,7 +290,11 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            if crossverify::proof_or_stop::stats::is_evidence(path) {
+                crossverify::stats::command(&opts, || crossverify::proof_or_stop::stats::read(path))?
+            } else {
+                crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            }
         }
         Command::Bundle { bundle, repo, rev, trust_store, trusted_key, story, live } => {
             use crossverify::proof_or_stop::{self as pos, Trust};
