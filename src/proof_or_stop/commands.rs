@@ -86,7 +86,8 @@ pub fn load_trust(trust: &Trust) -> Result<TrustStore, Error> {
 pub fn bundle(o: &BundleOptions) -> Result<Report, Error> {
     let store = load_trust(&o.trust)?;
     let bytes = read_input(&o.bundle, super::envelope::MAX_BUNDLE_BYTES as u64 + 1)?;
-    let repo = Repo::open(&o.repo)?;
+    // materialHash, storyFilesHash and the headHash rule read the same trees: decode each once.
+    let repo = Repo::open(&o.repo)?.shared().with_tree_cache().local();
     let rev = o.rev.as_deref().unwrap_or("HEAD");
     let req = Request { store: &store, repo: &repo, rev, sources: &o.sources, story: o.story.as_deref() };
     let out = verify::bundle(&bytes, &req)?;

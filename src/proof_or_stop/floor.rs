@@ -94,7 +94,10 @@ pub fn blocks(f: &Finding, round: i64, live: &Live) -> bool {
     }
 }
 
-fn read_records(o: &FloorOptions, store: &TrustStore) -> Result<(Vec<(String, Record)>, Vec<CheckResult>), Error> {
+/// The verified records by file name, and a result for each rejected one.
+type Read = (Vec<(String, Record)>, Vec<CheckResult>);
+
+fn read_records(o: &FloorOptions, store: &TrustStore) -> Result<Read, Error> {
     let dir = o.evidence.join("verdicts");
     let mut names: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd
@@ -136,7 +139,7 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     let fpath = o.evidence.join("findings.json");
     let findings: Findings = review::findings(&read_input(&fpath, review::MAX_FINDINGS_BYTES as u64 + 1)?)
         .map_err(|e| Error::Input(format!("{}: {e}", fpath.display())))?;
-    let repo = Repo::open(&o.repo)?;
+    let repo = Repo::open(&o.repo)?.shared().with_tree_cache().local();
     let rev = o.rev.as_deref().unwrap_or("HEAD");
     let live = live::load(&repo, rev, &findings.story, &o.sources)?;
     let (records, mut results) = read_records(o, &store)?;

@@ -135,7 +135,8 @@ pub fn glob(pattern: &str, path: &[u8]) -> bool {
     // Backtracking points for the last `*` and the last `**`: enough for these wildcards
     // without recursion (a hostile pattern cannot exhaust the stack).
     let (mut pi, mut si) = (0usize, 0usize);
-    let (mut star, mut deep): (Option<(usize, usize)>, Option<(usize, usize)>) = (None, None);
+    let mut star: Option<(usize, usize)> = None;
+    let mut deep: Option<(usize, usize)> = None;
     while si < path.len() {
         if p.get(pi..pi + 2) == Some(b"**") {
             deep = Some((pi + 2, si));

@@ -155,7 +155,8 @@ fn binding_complete(b: &BTreeMap<String, String>) -> Result<(), Rejection> {
 fn live_steps(ev: &DoneEvidence, live: &Live, repo: &Repo) -> Result<(), Rejection> {
     let b = &ev.binding;
     let stale = |s: Step, m: String| Err(Rejection::new(s, m));
-    if ev.story_id != live.scope.story_id || ev.base_sha != live.scope.base.to_string() {
+    let live_base = live.scope.base.to_string();
+    if ev.story_id != live.scope.story_id || ev.base_sha != live_base {
         return stale(Step::F1, format!("story {} at base {} is not the live scope's", ev.story_id, ev.base_sha));
     }
     if b["materialHash"] != live.material_hash {
