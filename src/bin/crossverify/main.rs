@@ -107,8 +107,10 @@ enum Command {
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
     },
-    /// Verify a Proof-or-Stop receipt bundle offline; the JSON report's top-level `reason` is
-    /// one of the paper's eleven codes.
+    /// Verify a Proof-or-Stop receipt bundle offline, deciding one of the paper's reason codes.
+    ///
+    /// The JSON report's top-level `reason` is `ok` or one of the ten rejection codes, decided
+    /// by a fixed check order (specs/proof-or-stop.md).
     Bundle {
         /// The bundle (`application/vnd.proof-or-stop.bundle.v1+json`).
         bundle: PathBuf,
