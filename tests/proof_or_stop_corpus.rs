@@ -111,16 +111,26 @@ fn material_at(repo: &Path, rev: &str) -> String {
     identity::material_hash(&r, c, &[".lattice".into(), ".proof-or-stop".into()]).expect("material")
 }
 
-#[allow(clippy::too_many_lines)]
 fn bundle_cases(repos: &Path) -> Vec<BundleCase> {
-    let g = golden_key;
     let attacker = key(0x66);
-    let base_material = material_at(&repos.join("golden.git"), "HEAD~1");
     let mut v = Vec::new();
     let mut add = |name, b, repo, extra: Vec<&'static str>, expect| v.push((name, b, repo, extra, expect));
     add("00-authentic", golden_bundle(), "golden", vec![], "ok");
     add("00-authentic-metadata-commit-after", golden_bundle(), "meta", vec![], "ok");
-    // Table 5, in the paper's order (design note §5.1).
+    table5_cases(&mut add, repos, &attacker);
+    verifier_bug_cases(&mut add);
+    extra_cases(&mut add, &attacker);
+    v
+}
+
+/// The paper's 18 tamper classes (Table 5), in its order, as the design note §5.1 maps them.
+fn table5_cases(
+    add: &mut impl FnMut(&'static str, Value, &'static str, Vec<&'static str>, &'static str),
+    repos: &Path,
+    attacker: &SigningKey,
+) {
+    let g = golden_key;
+    let base_material = material_at(&repos.join("golden.git"), "HEAD~1");
     add("01-code-byte-flip", golden_bundle(), "drift", vec![], "stale");
     let stale = edit(|p| {
         p["predicate"]["binding"]["materialHash"] = base_material.clone().into();
@@ -161,7 +171,7 @@ fn bundle_cases(repos: &Path) -> Vec<BundleCase> {
     let mut b = golden_bundle();
     b["dsseEnvelope"]["signatures"][0]["sig"] = "".into();
     add("08b-empty-sig", b, "golden", vec![], "signature_missing");
-    add("09-signer-key-mismatch", sign_bundle(&golden_payload(), &attacker), "golden", vec![], "signer_key_mismatch");
+    add("09-signer-key-mismatch", sign_bundle(&golden_payload(), attacker), "golden", vec![], "signer_key_mismatch");
     add(
         "10-null-host-verdict",
         signed(&edit(|p| p["predicate"]["hostVerdict"] = Value::Null), &g()),
@@ -219,9 +229,6 @@ fn bundle_cases(repos: &Path) -> Vec<BundleCase> {
         vec![],
         "decision_not_pass",
     );
-    verifier_bug_cases(&mut add);
-    extra_cases(&mut add, &attacker);
-    v
 }
 
 /// The verifier bugs the paper reports (§8, Table 20), each as a bundle a buggy verifier
@@ -523,10 +530,11 @@ type FloorCase = (
     Vec<&'static str>,
 );
 
-fn floor_cases() -> Vec<FloorCase> {
-    let g = golden_value();
-    let m = g["predicate"]["binding"]["materialHash"].as_str().expect("m").to_owned();
-    let s = g["predicate"]["binding"]["storyFilesHash"].as_str().expect("s").to_owned();
+/// The verdict sets of the floor scenarios that are not a plain quorum: one host only (with a
+/// degradation record), a shared session, a finding then newer passes, a finding the
+/// findings.json omits.
+fn special_verdicts(m: &str, s: &str) -> [Vec<Value>; 4] {
+    let (m, s) = (m.to_owned(), s.to_owned());
     let single: Vec<Value> = (1..=3)
         .flat_map(|r| {
             [
@@ -553,6 +561,14 @@ fn floor_cases() -> Vec<FloorCase> {
     }));
     let mut omitted = quorum(3, &m, &s);
     omitted.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], &m, &s));
+    [single, shared_session, hidden, omitted]
+}
+
+fn floor_cases() -> Vec<FloorCase> {
+    let g = golden_value();
+    let m = g["predicate"]["binding"]["materialHash"].as_str().expect("m").to_owned();
+    let s = g["predicate"]["binding"]["storyFilesHash"].as_str().expect("s").to_owned();
+    let [single, shared_session, hidden, omitted] = special_verdicts(&m, &s);
     let r2 = vec![
         finding("F-001", "high", 1, "open"),
         finding("F-002", "medium", 1, "open"),

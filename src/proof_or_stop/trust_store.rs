@@ -130,13 +130,18 @@ pub fn decode_key(text: &str) -> Option<Vec<u8>> {
     crate::trust::dsse::decode_base64(text).filter(|b| b.len() == 32)
 }
 
-/// `--trusted-key`: 64 hex digits or base64 of the raw 32-byte key.
+/// `--trusted-key`: an OpenSSH `ssh-ed25519 AAAA…` line, 64 hex digits, or base64 of the raw
+/// 32-byte key.
 ///
 /// # Errors
-/// [`TrustStoreError`] when it is neither, or not a valid strong Ed25519 key.
+/// [`TrustStoreError`] when it is none of these, or not a valid strong Ed25519 key.
 pub fn parse_trusted_key(text: &str) -> Result<PublicKey, TrustStoreError> {
-    let raw = decode_key(text)
-        .ok_or_else(|| TrustStoreError("--trusted-key is neither 64 hex digits nor the base64 of 32 bytes".into()))?;
+    if text.trim_start().starts_with("ssh-ed25519 ") {
+        return PublicKey::from_openssh(text.trim()).map_err(|x| TrustStoreError(format!("--trusted-key: {x}")));
+    }
+    let raw = decode_key(text).ok_or_else(|| {
+        TrustStoreError("--trusted-key is not an ssh-ed25519 line, 64 hex digits or the base64 of 32 bytes".into())
+    })?;
     PublicKey::from_bytes(&raw).map_err(|x| TrustStoreError(format!("--trusted-key: {x}")))
 }
 
@@ -144,4 +149,42 @@ pub fn parse_trusted_key(text: &str) -> Result<PublicKey, TrustStoreError> {
 #[must_use]
 pub fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trusted_key_reads_in_three_spellings() {
+        let k = crate::trust::ed25519::SigningKey::from_seed([9; 32]).public();
+        for text in [hex::encode(k.as_bytes()), b64(k.as_bytes()), k.to_openssh("ci")] {
+            assert_eq!(parse_trusted_key(&text).expect("reads").key_id(), k.key_id(), "{text}");
+        }
+        assert!(parse_trusted_key("AAAA").is_err());
+        assert!(parse_trusted_key(&"00".repeat(32)).is_err(), "a weak key is refused");
+    }
+
+    #[test]
+    fn a_store_refuses_a_key_id_that_is_not_the_keys() {
+        let k = crate::trust::ed25519::SigningKey::from_seed([9; 32]).public();
+        let doc = |id: &str| {
+            format!(
+                r#"{{"kind":"{KIND}","keys":[{{"keyId":"{id}","publicKey":"{}","host":"h","roles":[],"lanes":[]}}]}}"#,
+                b64(k.as_bytes())
+            )
+        };
+        assert!(TrustStore::parse(doc(&k.key_id()).as_bytes()).is_ok());
+        let e = TrustStore::parse(doc("sha256:00").as_bytes()).expect_err("wrong id");
+        assert!(e.0.contains("is not the key's id"), "{e}");
+        let twice = format!(
+            r#"{{"kind":"{KIND}","keys":[{0},{0}]}}"#,
+            format!(
+                r#"{{"keyId":"{}","publicKey":"{}","host":"h","roles":[],"lanes":[]}}"#,
+                k.key_id(),
+                b64(k.as_bytes())
+            )
+        );
+        assert!(TrustStore::parse(twice.as_bytes()).expect_err("twice").0.contains("listed twice"));
+    }
 }
