@@ -13,7 +13,8 @@
 //!
 //! Checks: `CV-S001` stated figures from `--claims` (see `docs/claims.md`), `CV-S002` a
 //! published `summary.json`/`analysis.json` against its own records, `CV-S003`
-//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records.
+//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records, `CV-S005` (info)
+//! published fields the inputs given cannot check, with the input that would make them checkable.
 
 mod checks;
 pub mod claims;
@@ -36,7 +37,7 @@ use std::path::Path;
 use crate::manifest::Digest;
 use crate::progress::Interrupted;
 use crate::report::Report;
-pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
+pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, NOT_CHECKABLE, PUBLISHED, RECORDS_READABLE};
 use serde_json::json;
 
 /// Why `stats` could not run.
@@ -165,7 +166,7 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
         if p.name == input::LIFECYCLE {
             report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text));
         } else {
-            report.results.extend(published::check_summary(p, f, &basis_text));
+            report.results.extend(published::check_summary(p, f, &basis_text, sci_ok.is_some()));
         }
     }
 

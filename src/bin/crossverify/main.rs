@@ -219,7 +219,9 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            crossverify::stats::command(&opts, || {
+                crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
+            })?
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
