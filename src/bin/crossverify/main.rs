@@ -208,8 +208,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
-            o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
-            crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
+            let record = consumed.as_deref().map(read_consumed).transpose()?;
+            o.consumed = record.as_ref().map(|r| r.ids.clone());
+            let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
+            if let Some(r) = &record {
+                report.input("consumed", r.describe());
+                if r.absent && !cli.global.quiet {
+                    let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
+                }
+            }
+            report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
             let opts = crossverify::stats::Options {
@@ -308,9 +316,44 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).map_err(Into::into)
 }
 
-/// Reads `--consumed`: one receipt identity per line.
-fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --consumed file {}", path.display()))?;
+/// The gate's record of admitted receipts, as read.
+struct Consumed {
+    path: PathBuf,
+    ids: std::collections::BTreeSet<String>,
+    /// The file does not exist yet: the first run of a gate, treated as an empty record.
+    absent: bool,
+}
+
+impl Consumed {
+    fn describe(&self) -> String {
+        if self.absent {
+            format!(
+                "--consumed {} does not exist yet: treated as an empty record (nothing admitted so far)",
+                self.path.display()
+            )
+        } else {
+            format!(
+                "{} ({} receipt identit{})",
+                self.path.display(),
+                self.ids.len(),
+                if self.ids.len() == 1 { "y" } else { "ies" }
+            )
+        }
+    }
+}
+
+/// Reads `--consumed`: one receipt identity per line. A file that does not exist is the
+/// gate's first run: an empty record, said so in the report and on standard error.
+fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
+    let text = match std::fs::read_to_string(path) {
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
+        {
+            return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
+        }
+        other => other.with_context(|| format!("reading --consumed file {}", path.display()))?,
+    };
     let mut set = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or_default().trim();
@@ -326,7 +369,7 @@ fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<Strin
         }
         set.insert(id.to_ascii_lowercase());
     }
-    Ok(set)
+    Ok(Consumed { path: path.to_owned(), ids: set, absent: false })
 }
 
 fn terminal_width() -> Option<u16> {
