@@ -44,24 +44,12 @@ fn the_guide_documents_exactly_the_tested_behaviour() {
     assert_eq!(rows, want, "docs/guide.md's gate table and tests/gate.rs ROWS differ");
 }
 
-fn clone_bundle(bundle: &Path, dest: &Path) {
-    let out = std::process::Command::new("git")
-        .args(["clone", "-q", "-b", "main"])
-        .arg(bundle)
-        .arg(dest)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git clone {}: {}", bundle.display(), String::from_utf8_lossy(&out.stderr));
-}
-
 /// The product's own paired ledger (`test-vectors/real/`), cloned into `dir/science` and
 /// `dir/audit`.
 fn paired(dir: &Path) -> (PathBuf, PathBuf) {
     let case = support::root().join("test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2");
-    clone_bundle(&case.join("science.bundle"), &dir.join("science"));
-    clone_bundle(&case.join("audit.bundle"), &dir.join("audit"));
+    support::clone_bundle(&case.join("science.bundle"), &dir.join("science"));
+    support::clone_bundle(&case.join("audit.bundle"), &dir.join("audit"));
     (dir.join("science"), dir.join("audit"))
 }
 
