@@ -3,6 +3,7 @@
 //! our canonical-JSON digest must equal the one the product computed.
 
 mod support;
+
 use serde_json::Value;
 
 #[test]
