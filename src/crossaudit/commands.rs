@@ -50,6 +50,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         .collect();
     let mut report = Report::new("ledger");
     inputs(&mut report, opts, &run.ledger);
+    identities(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
     report.finish();
     let records = lifecycle::records(&run.ledger, &run.facts);
@@ -125,6 +126,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
     if let Some(c) = l.origin.commit() {
         report.input("auditHead", c);
     }
+    report.identify("audit", &opts.audit, l.origin.commit().as_deref());
     let mut results = deployed::verify(l);
     results.extend(invariants(l));
     report.results = results;
@@ -186,6 +188,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     let given_results = placed.as_ref().map(|p| given_checks(cycle, p, &head, &mut a)).unwrap_or_default();
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, &run.ledger);
+    identities(&mut report, opts, &run.ledger);
     report.input("receipt", rel.clone());
     report.input("admit", admit);
     let mine = |r: &CheckResult| r.subject == cycle.path || r.subject.starts_with(&format!("{} ", cycle.path));
@@ -231,6 +234,16 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     report.views.push(View::Table(conformance(&report.results)));
     report.views.push(views::admission(&a));
     Ok(report)
+}
+
+/// The resolved identities of the repositories a run read (`inputs.identities`): an archived
+/// report names the canonical paths and the commits, not only what was typed.
+fn identities(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
+    report.identify("audit", &opts.audit, Some(&ledger.audit_head.to_string()));
+    if let (Some(path), Some(repo), false) = (&opts.science, &ledger.science, ledger.local) {
+        let head = repo.local().resolve("HEAD").ok().map(|h| h.to_string());
+        report.identify("science", path, head.as_deref());
+    }
 }
 
 /// The options with commit ids in git's lower-case spelling: a SHA pasted in upper case names
@@ -313,6 +326,7 @@ fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String,
     };
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, ledger);
+    identities(&mut report, opts, ledger);
     report.input("admit", admit);
     report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
     report.finish();

@@ -110,6 +110,9 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
     if let Some(c) = &input.commit {
         report.input("commit", c.clone());
     }
+    if input.commit.is_some() {
+        report.identify("path", opts.path, input.commit.as_deref());
+    }
     if !input.read.is_empty() {
         report.input("read", json!(input.read));
     }
@@ -138,6 +141,9 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
         report.input("science", p.display().to_string());
         if let Some(rev) = opts.science_rev {
             report.input("scienceRev", rev);
+        }
+        if let Some(Ok(s)) = &science {
+            report.identify("science", p, Some(&s.commit));
         }
         match &science {
             Some(Ok(s)) => report.input("scienceCommit", s.commit.clone()),

@@ -239,6 +239,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         // the exit code.
         report.hints.informational = true;
     }
+    report.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
     crossverify::protocols::describe(&mut report);
     bar.clear();
     emit(&report, &cli.global)?;
