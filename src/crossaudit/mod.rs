@@ -32,6 +32,7 @@ pub mod dcl;
 pub mod demo;
 pub mod deployed;
 mod derive;
+pub mod detect;
 mod lifecycle;
 mod load;
 pub mod receipt;

@@ -124,6 +124,15 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
+    /// Detect what PATH holds (a CrossAudit ledger, receipt or ledger records), say so, and run
+    /// the command that verifies it.
+    Verify {
+        /// A ledger repository or directory, a receipt file, or ledger records.
+        path: PathBuf,
+        /// Science repository (a paired ledger's, or for fix commits named in records).
+        #[arg(long, value_name = "PATH")]
+        science: Option<PathBuf>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -230,6 +239,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             crossverify::stats::command(&opts, || {
                 crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
             })?
+        }
+        Command::Verify { path, science } => {
+            let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
+            if !cli.global.quiet {
+                let _ =
+                    writeln!(std::io::stderr(), "crossverify: detected {}: running `{}`", found.what, found.command);
+            }
+            let (what, command) = (found.what.clone(), found.command.clone());
+            let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
+            report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
+            report
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
