@@ -27,8 +27,14 @@ pub struct Detection {
     /// The command the run is equivalent to.
     pub command: String,
     /// Runs the detected command.
-    pub run: Box<dyn FnOnce(crate::progress::Ctx<'_>) -> Result<Report, Box<dyn std::error::Error + Send + Sync>>>,
+    pub run: Run,
 }
+
+/// A detected command, ready to run.
+pub type Run = Box<dyn FnOnce(crate::progress::Ctx<'_>) -> Result<Report, RunError>>;
+
+/// Why a detected command could not run (exit 2).
+pub type RunError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A protocol's answer to "is PATH yours?" (`science`: the science repository, if given).
 pub type Detector = fn(&std::path::Path, Option<&std::path::Path>) -> Option<Detection>;

@@ -605,7 +605,7 @@ mod tests {
         };
         let text = format!("{}\r\n\r\n{}\r\n", line("CYCLE-000001"), line("CYCLE-000002"));
         std::fs::write(tmp.path().join("cycles.jsonl"), text).expect("write");
-        let input = super::read(tmp.path(), None, crate::progress::Ctx::silent()).expect("reads");
+        let input = super::read(tmp.path(), None, None, crate::progress::Ctx::silent()).expect("reads");
         assert_eq!(input.records.cycles.len(), 2);
         assert!(input.results.iter().all(|r| r.outcome == crate::report::Outcome::Passed), "{:?}", input.results);
     }
