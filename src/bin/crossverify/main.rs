@@ -124,8 +124,7 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
-    /// Detect what PATH holds (a CrossAudit ledger, receipt or ledger records), say so, and run
-    /// the command that verifies it.
+    /// Detect what PATH holds (ledger, receipt, records), say so and run the command for it.
     Verify {
         /// A ledger repository or directory, a receipt file, or ledger records.
         path: PathBuf,
