@@ -249,3 +249,25 @@ fn operator_mistakes_are_exit_2_with_the_fix_and_no_reports() {
     );
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn a_denial_names_every_shortfall() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let v1 = support::materialize("v1-genuine", tmp.path());
+    let r = run(
+        tmp.path(),
+        &[
+            "receipt",
+            "cycles/d44a1a4f77e2fb365fe2217c09af55b25b4241e8/receipt.json",
+            "--science",
+            s(&v1.join("science")),
+            "--audit",
+            s(&v1.join("audit")),
+            "--admit",
+        ],
+    );
+    let v = report(&r);
+    let a801: Vec<&Value> =
+        v["results"].as_array().expect("results").iter().filter(|x| x["code"] == "CV-A801").collect();
+    insta::assert_json_snapshot!("gate_denial_names_every_shortfall", (&v["admission"], a801));
+}
