@@ -171,6 +171,14 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
+    /// Detect what PATH holds (ledger, receipt, records), say so and run the command for it.
+    Verify {
+        /// A ledger repository or directory, a receipt file, or ledger records.
+        path: PathBuf,
+        /// Science repository (a paired ledger's, or for fix commits named in records).
+        #[arg(long, value_name = "PATH")]
+        science: Option<PathBuf>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -281,8 +289,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
-            o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
-            crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
+            let record = consumed.as_deref().map(read_consumed).transpose()?;
+            o.consumed = record.as_ref().map(|r| r.ids.clone());
+            let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
+            if let Some(r) = &record {
+                report.input("consumed", r.describe());
+                if r.absent && !cli.global.quiet {
+                    let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
+                }
+            }
+            report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
             let opts = crossverify::stats::Options {
@@ -295,7 +311,9 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             if crossverify::proof_or_stop::stats::is_evidence(path) {
                 crossverify::stats::command(&opts, || crossverify::proof_or_stop::stats::read(path))?
             } else {
-                crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+                crossverify::stats::command(&opts, || {
+                    crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
+                })?
             }
         }
         Command::Bundle { bundle, repo, rev, trust_store, trusted_key, story, live } => {
@@ -327,6 +345,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             };
             crossverify::proof_or_stop::floor(&o)?
         }
+        Command::Verify { path, science } => {
+            let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
+            if !cli.global.quiet {
+                let _ =
+                    writeln!(std::io::stderr(), "crossverify: detected {}: running `{}`", found.what, found.command);
+            }
+            let (what, command) = (found.what.clone(), found.command.clone());
+            let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
+            report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
+            report
+        }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
     };
@@ -335,6 +364,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         // the exit code.
         report.hints.informational = true;
     }
+    report.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
     crossverify::protocols::describe(&mut report);
     bar.clear();
     emit(&report, &cli.global)?;
@@ -412,9 +442,44 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).map_err(Into::into)
 }
 
-/// Reads `--consumed`: one receipt identity per line.
-fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --consumed file {}", path.display()))?;
+/// The gate's record of admitted receipts, as read.
+struct Consumed {
+    path: PathBuf,
+    ids: std::collections::BTreeSet<String>,
+    /// The file does not exist yet: the first run of a gate, treated as an empty record.
+    absent: bool,
+}
+
+impl Consumed {
+    fn describe(&self) -> String {
+        if self.absent {
+            format!(
+                "--consumed {} does not exist yet: treated as an empty record (nothing admitted so far)",
+                self.path.display()
+            )
+        } else {
+            format!(
+                "{} ({} receipt identit{})",
+                self.path.display(),
+                self.ids.len(),
+                if self.ids.len() == 1 { "y" } else { "ies" }
+            )
+        }
+    }
+}
+
+/// Reads `--consumed`: one receipt identity per line. A file that does not exist is the
+/// gate's first run: an empty record, said so in the report and on standard error.
+fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
+    let text = match std::fs::read_to_string(path) {
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
+        {
+            return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
+        }
+        other => other.with_context(|| format!("reading --consumed file {}", path.display()))?,
+    };
     let mut set = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or_default().trim();
@@ -430,7 +495,7 @@ fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<Strin
         }
         set.insert(id.to_ascii_lowercase());
     }
-    Ok(set)
+    Ok(Consumed { path: path.to_owned(), ids: set, absent: false })
 }
 
 fn terminal_width() -> Option<u16> {
