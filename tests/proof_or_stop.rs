@@ -76,3 +76,65 @@ proptest! {
         prop_assert_eq!(run(&b), (Reason::SignatureInvalid, Some(Step::B3)));
     }
 }
+
+/// Runs the binary from the corpus directory; (exit code, stderr).
+fn cli(args: &[&str]) -> (Option<i32>, String) {
+    let out = support::crossverify().args(args).current_dir(pos("")).output().expect("runs");
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+const LIVE: [&str; 6] =
+    ["--policy", "config/policy.json", "--command-set", "config/command-set.json", "--scope", "config/scope.json"];
+
+/// Unusable inputs are exit 2 with a message naming the file and the reason, never a reason
+/// code and never `ok`.
+#[test]
+fn unusable_inputs_are_exit_2_naming_the_file() {
+    let store = ["--trust-store", "keys/trust-store.json"];
+    let bundle = |b: &str, extra: &[&str]| {
+        let mut a = vec!["bundle", b, "--repo", "repos/golden.git"];
+        a.extend(extra);
+        cli(&a)
+    };
+    let (code, err) = bundle("bundles/nope.json", &[&store[..], &LIVE[..]].concat());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("bundles/nope.json"), "{err}");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let link = tmp.path().join("link.json");
+    std::os::unix::fs::symlink(pos("golden/bundle.json"), &link).expect("symlink");
+    let (code, err) = bundle(link.to_str().expect("utf-8"), &[&store[..], &LIVE[..]].concat());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("symbolic link"), "{err}");
+    // The golden repository commits no policy: the live state is missing, never assumed.
+    let (code, err) = bundle("golden/bundle.json", &[&store[..], &LIVE[2..]].concat());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no live policy.json"), "{err}");
+    let bad = tmp.path().join("store.json");
+    std::fs::write(&bad, br#"{"kind":"proof-or-stop/trust-store/v1","keys":[],"extra":1}"#).expect("write");
+    let (code, err) =
+        bundle("golden/bundle.json", &[&["--trust-store", bad.to_str().expect("utf-8")][..], &LIVE[..]].concat());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("store.json") && err.contains("/extra"), "{err}");
+    let (code, err) = cli(&[&["floor", "config", "--repo", "repos/golden.git"][..], &store[..], &LIVE[..]].concat());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("findings.json"), "{err}");
+}
+
+/// The trusted key may also be given alone, in hex; the report carries the reason at the top
+/// level and the live identities.
+#[test]
+fn a_single_trusted_key_verifies_the_golden_bundle() {
+    let out = support::crossverify()
+        .args(["--format", "json", "bundle", "golden/bundle.json", "--repo", "repos/golden.git", "--trusted-key"])
+        .arg("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+        .args(LIVE)
+        .current_dir(pos(""))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(r["reason"], "ok");
+    assert_eq!(r["bundle"]["assurance"], "local-key-single-host");
+    assert_eq!(r["identities"]["live"]["headHash"], "52751bb09a2fbf46e7ff05f0469f0a3c74467933");
+    assert_eq!(r["inputs"]["identities"]["repo"]["commit"], "52751bb09a2fbf46e7ff05f0469f0a3c74467933");
+}

@@ -95,6 +95,8 @@ pub fn bundle(o: &BundleOptions) -> Result<Report, Error> {
     report.input("bundle", o.bundle.display().to_string());
     report.input("repo", o.repo.display().to_string());
     report.input("rev", rev);
+    let commit = out.live.as_ref().map(|l| l.head.to_string());
+    report.identify("repo", &o.repo, commit.as_deref());
     if let Some(live) = &out.live {
         report.input("commit", live.head.to_string());
         for (k, from) in &live.read_from {

@@ -209,6 +209,7 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     report.input("repo", o.repo.display().to_string());
     report.input("rev", rev);
     report.input("commit", live.head.to_string());
+    report.identify("repo", &o.repo, Some(&live.head.to_string()));
     report.input("rounds", r_need);
     report.input("perRound", k_need);
     report.results = results;
