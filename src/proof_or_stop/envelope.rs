@@ -4,7 +4,7 @@
 //! [`Unverified::verify`], which returns a [`Verified`] payload. The "pre-verification field
 //! use" bug of the paper cannot be written against this API:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0616
 //! # fn f(u: crossverify::proof_or_stop::envelope::Unverified) {
 //! let _ = u.payload; // private: the payload is read only after verification
 //! # }
