@@ -138,3 +138,26 @@ fn a_single_trusted_key_verifies_the_golden_bundle() {
     assert_eq!(r["identities"]["live"]["headHash"], "52751bb09a2fbf46e7ff05f0469f0a3c74467933");
     assert_eq!(r["inputs"]["identities"]["repo"]["commit"], "52751bb09a2fbf46e7ff05f0469f0a3c74467933");
 }
+
+/// Same inputs, same bytes, any thread count, for both commands.
+#[test]
+fn output_is_the_same_for_any_thread_count() {
+    let store = ["--trust-store", "keys/trust-store.json"];
+    let runs: [Vec<&str>; 2] = [
+        [&["bundle", "bundles/02-stale-material-hash.json", "--repo", "repos/golden.git"][..], &store[..], &LIVE[..]]
+            .concat(),
+        [&["floor", "floor/severities-round-3", "--repo", "repos/golden.git"][..], &store[..], &LIVE[..]].concat(),
+    ];
+    for args in runs {
+        let out = |threads: &str| {
+            support::crossverify()
+                .args(["--format", "json", "--threads", threads])
+                .args(&args)
+                .current_dir(pos(""))
+                .output()
+                .expect("runs")
+                .stdout
+        };
+        assert_eq!(out("1"), out("4"), "{args:?}");
+    }
+}
