@@ -124,6 +124,17 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
+    /// Replay a CrossExam transcript (a `_Msg/` directory) and report every protocol rule.
+    Transcript {
+        /// The `_Msg/` directory.
+        dir: PathBuf,
+        /// Transcript from before sealed envelopes (crossexam 0.1.0–0.4.x).
+        #[arg(long)]
+        legacy: bool,
+        /// An earlier snapshot of bus.jsonl that must be a byte prefix of it (repeatable).
+        #[arg(long = "prior", value_name = "SNAPSHOT")]
+        priors: Vec<PathBuf>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -219,7 +230,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            if crossverify::crossexam::stats_input::is_transcript(path) {
+                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path))?
+            } else {
+                crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            }
+        }
+        Command::Transcript { dir, legacy, priors } => {
+            let mut o = crossverify::crossexam::Options::new(dir);
+            o.legacy = *legacy;
+            o.priors.clone_from(priors);
+            crossverify::crossexam::transcript(&o)?
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
