@@ -147,6 +147,14 @@ def priors():
     head = b"".join(bus.splitlines(keepends=True)[:3])
     write(ROOT / "prior/clean-two-seat-3-lines.jsonl", head)
     write(ROOT / "prior/clean-two-seat-rewritten.jsonl", head.replace(b"12 distinct sheep (14 rows", b"13 distinct sheep (14 rows", 1))
+    # Snapshots as a seat would commit them between phases (the blind part of each bus).
+    for name, bus, n in [
+        ("claim-and-concede-4-lines", SHARED / "claim-and-concede/_Msg/bus.jsonl", 4),
+        ("simulated-debate-4-lines", SHARED / "simulated-debate/_Msg/bus.jsonl", 4),
+        ("vx-pending-1-line", ROOT / "vx-pending/_Msg/bus.jsonl", 1),
+        ("vx-legacy-2-lines", ROOT / "vx-legacy/_Msg/bus.jsonl", 2),
+    ]:
+        write(ROOT / f"prior/{name}.jsonl", b"".join(bus.read_bytes().splitlines(keepends=True)[:n]))
 
 
 if __name__ == "__main__":
