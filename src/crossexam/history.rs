@@ -35,9 +35,14 @@ pub(crate) fn priors(priors: &[PathBuf], bus: &[u8]) -> Vec<CheckResult> {
     priors
         .iter()
         .map(|p| {
-            let subject = format!("--prior {}", p.display());
+            // The file name only: the subject must not depend on where the snapshot sits.
+            let subject = format!(
+                "--prior {}",
+                p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+            );
             match super::load::read_regular(p) {
-                Ok(old) => compare(&subject, &old, bus, &format!("snapshot {}", p.display())),
+                Ok(old) => compare(&subject, &old, bus, &format!("snapshot {}", p.display()))
+                    .with("path", p.display().to_string()),
                 Err(e) => CheckResult::new(&I3_PREFIX, Outcome::CantTell, subject, format!("{}: {e}", p.display())),
             }
         })

@@ -241,7 +241,11 @@ fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Vec<CheckResult
             r1.push(on_line(
                 &R1_BLOCK_SHAPE,
                 note,
-                format!("the note announces {} revealed claims, {} is a {kind}", b.announced, t.bus.lines[*j].label()),
+                format!(
+                    "the note announces {} revealed claims, {} is a `{kind}` line",
+                    b.announced,
+                    t.bus.lines[*j].label()
+                ),
             ));
         }
     }
@@ -295,7 +299,7 @@ fn block_timing(t: &Transcript<'_>, b: &Block, r3: &mut Vec<CheckResult>, r4: &m
         r4.push(on_line(
             &R4_CHRONOLOGY,
             note,
-            "the reveal order (by ts string) differs from time order (mixed UTC offsets)",
+            "the reveal order (by ts string) differs from the order of the instants (mixed UTC offsets or an edited block)",
         ));
     }
 }
