@@ -55,22 +55,6 @@ impl Options {
 /// [`Error::Input`] when the directory or its `bus.jsonl` cannot be read.
 pub fn transcript(opts: &Options) -> Result<Report, Error> {
     let arena = load::read(&opts.dir)?;
-    let bus = bus::parse(&arena.bus);
-    let replayed = replay::replay(&bus);
-    let (task_phase, task_readable) = match &arena.task {
-        Some(Ok(b)) => (replay::task_marker(&String::from_utf8_lossy(b)).map(|m| m.0), true),
-        Some(Err(_)) => (None, false),
-        None => (None, true),
-    };
-    let fallback = if opts.legacy { bus::Phase::Debate } else { bus::Phase::Blind };
-    let t = judge::Transcript {
-        arena: &arena,
-        bus: &bus,
-        replay: &replayed,
-        legacy: opts.legacy,
-        task_phase: task_phase.unwrap_or(fallback),
-        task_readable,
-    };
     let mut report = Report::new("transcript");
     report.input("transcript", opts.dir.display().to_string());
     report.input("bus", opts.dir.join("bus.jsonl").display().to_string());
@@ -79,10 +63,6 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
         report.input("prior", opts.priors.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
     }
     report.input("busSha256", crate::manifest::Digest::of(&arena.bus).hex());
-    let mut results = rules_format::check(&t);
-    results.extend(rules_phase::check(&t));
-    results.extend(refs::check(&t));
-    results.extend(rules_side::check(&t));
     let mut i3 = history::priors(&opts.priors, &arena.bus);
     i3.extend(history::git(&opts.dir, &arena.bus));
     if i3.is_empty() {
@@ -93,12 +73,46 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
             "no earlier snapshot (--prior) and no git history: append-only cannot be proved from one snapshot",
         ));
     }
-    results.extend(i3);
-    report.results = results;
-    add_stats(&mut report, &t);
-    views::add(&mut report, &t);
+    judge_into(&mut report, &arena, opts.legacy, i3);
     report.finish();
     Ok(report)
+}
+
+/// Every rule but CX-I3 (which needs history) on an arena already read, twice the same for the
+/// same arena; the fuzz target `crossexam_bus` runs this on arenas built in memory.
+#[must_use]
+pub fn judge(arena: &load::Arena, legacy: bool) -> Report {
+    let mut report = Report::new("transcript");
+    judge_into(&mut report, arena, legacy, Vec::new());
+    report.finish();
+    report
+}
+
+fn judge_into(report: &mut Report, arena: &load::Arena, legacy: bool, history: Vec<crate::report::CheckResult>) {
+    let bus = bus::parse(&arena.bus);
+    let replayed = replay::replay(&bus);
+    let (task_phase, task_readable) = match &arena.task {
+        Some(Ok(b)) => (replay::task_marker(&String::from_utf8_lossy(b)).map(|m| m.0), true),
+        Some(Err(_)) => (None, false),
+        None => (None, true),
+    };
+    let fallback = if legacy { bus::Phase::Debate } else { bus::Phase::Blind };
+    let t = judge::Transcript {
+        arena,
+        bus: &bus,
+        replay: &replayed,
+        legacy,
+        task_phase: task_phase.unwrap_or(fallback),
+        task_readable,
+    };
+    let mut results = rules_format::check(&t);
+    results.extend(rules_phase::check(&t));
+    results.extend(refs::check(&t));
+    results.extend(rules_side::check(&t));
+    results.extend(history);
+    report.results = results;
+    add_stats(report, &t);
+    views::add(report, &t);
 }
 
 fn add_stats(report: &mut Report, t: &judge::Transcript<'_>) {

@@ -51,7 +51,7 @@ pub fn read(dir: &Path) -> Result<Input, Error> {
     );
     records.caveat(
         "closure_lag",
-        "in bus lines from a claim to its seat's concede (rounds to resolution); the bus names no target, so a concede closes every open claim of its seat",
+        "rounds to resolution: arguing messages (claims, verifies, challenges, concessions) from a claim to its seat's concede; closure_lag_cycle_numbers counts bus lines (the tool's numbers). The bus names no target, so a concede closes every open claim of its seat",
     );
     let mut input = Input::new(records);
     input.read.insert("bus.jsonl".into(), Digest::of(&arena.bus).hex());
