@@ -18,18 +18,8 @@ pub static FAMILY: Family = Family {
         "format note",
         "format note: [specs/notes/crossexam-format.md](../../specs/notes/crossexam-format.md), read from crossexam 0.6.1 (`c571711`)",
     )],
-    tones: &[
-        ("blind", Tone::Neutral),
-        ("revealed", Tone::Neutral),
-        ("debate", Tone::Neutral),
-        ("closed", Tone::Neutral),
-        ("named", Tone::Good),
-        ("not named", Tone::Bad),
-        ("violation", Tone::Bad),
-        ("conceded", Tone::Good),
-        ("standing", Tone::Unknown),
-        ("challenged", Tone::Unknown),
-    ],
+    // Phase words carry no judgement: without a tone, each gets its own timeline colour.
+    tones: &[("named", Tone::Good), ("not named", Tone::Bad), ("conceded", Tone::Good), ("standing", Tone::Unknown)],
     first_views: &["seats", "phases", "bus"],
     location_inputs: &["bus", "transcript"],
 };
