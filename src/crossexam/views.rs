@@ -79,7 +79,7 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
             } else if r.claims > 0 {
                 "standing"
             } else {
-                ""
+                "no claim"
             };
             vec![
                 json!(seat),
