@@ -11,8 +11,8 @@
 # Usage: dev/crossexam/panels.sh CXAM OUT   (CXAM: path to the cxam executable)
 set -euo pipefail
 cxam=$1
-out=$2
-mkdir -p "$out"
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 TZ=UTC
 unset CX_SEAT MQ_SEAT QUAN_SEAT
 
@@ -42,7 +42,7 @@ debate_and_close() {
   CX_SEAT=alpha "$cxam" read >/dev/null
   commit debate
   "$cxam" phase closed >/dev/null
-  printf '# Synthesis\n\n## Consensus\n\n2 distinct sheep (alpha, beta; verified at bus #4).\n\n## Disagreements\n\n| claim | seats for | seats against | evidence status |\n|---|---|---|---|\n| duplicate row matters | beta | alpha | open |\n%s' "${1:-}" > _Msg/synthesis.md
+  printf '# Synthesis\n\n## Consensus\n\n2 distinct sheep (alpha, beta; verified at bus #4).\n\n## Disagreements\n\n| claim | seats for | seats against | evidence status |\n|---|---|---|---|\n| duplicate row matters | beta | alpha | open |\n%s\n' "${1:-}" > _Msg/synthesis.md
   commit closed
 }
 
@@ -70,7 +70,7 @@ printf '{"ts":"%s","from":"rogue","type":"claim","ref":"analysis/alpha.md#count"
 sleep 1
 claims
 commit blind
-debate_and_close 'rogue stands alone.\n'
+debate_and_close 'rogue stands alone.'
 
 arena forged-phase
 claims
