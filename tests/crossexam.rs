@@ -52,6 +52,26 @@ fn unreadable_transcripts_are_refused_by_name() {
     assert!(code == 2 && err.contains("bus.jsonl") && err.contains("symbolic link"), "{err}");
     let (code, err) = stderr_of(&["transcript", &outside.to_string_lossy()]);
     assert!(code == 2 && err.contains("not a directory"), "{err}");
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&empty, &link).expect("symlink");
+    let (code, err) = stderr_of(&["transcript", &link.to_string_lossy()]);
+    assert!(code == 2 && err.contains("symbolic link"), "{err}");
+}
+
+#[test]
+fn a_linked_side_directory_is_not_followed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let msg = tmp.path().join("_Msg");
+    support::copy_dir(&real("clean-two-seat"), &msg);
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("mkdir");
+    std::fs::write(elsewhere.join("alpha"), b"999\n").expect("write");
+    std::fs::remove_dir_all(msg.join(".seen")).expect("rm");
+    std::os::unix::fs::symlink(&elsewhere, msg.join(".seen")).expect("symlink");
+    let (_, report) = json(&["transcript", &msg.to_string_lossy()]);
+    let i1: Vec<&Value> = report["results"].as_array().expect("r").iter().filter(|r| r["code"] == "CX-I1").collect();
+    assert_eq!(i1.len(), 1);
+    assert_eq!(i1[0]["outcome"], "cantTell", "{i1:?}");
 }
 
 #[test]

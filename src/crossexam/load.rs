@@ -88,6 +88,10 @@ fn entries(dir: &Path) -> Vec<(String, PathBuf, bool)> {
 }
 
 fn side_files(dir: &Path, keep: impl Fn(&str) -> Option<String>) -> Vec<(String, Side)> {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Its files could be anywhere; the rules that need them cannot tell.
+        return vec![("*".to_owned(), Err("is in a directory that is a symbolic link (not followed)".to_owned()))];
+    }
     let mut out = Vec::new();
     for (name, path, utf8) in entries(dir) {
         let Some(key) = keep(&name) else { continue };
@@ -108,6 +112,12 @@ fn side_files(dir: &Path, keep: impl Fn(&str) -> Option<String>) -> Vec<(String,
 pub fn read(dir: &Path) -> Result<Arena, Error> {
     let meta =
         std::fs::symlink_metadata(dir).map_err(|e| Error::Input { path: dir.to_owned(), reason: e.to_string() })?;
+    if meta.file_type().is_symlink() {
+        return Err(Error::Input {
+            path: dir.to_owned(),
+            reason: "is a symbolic link; give the _Msg/ directory itself (crossverify does not follow links)".into(),
+        });
+    }
     if !meta.is_dir() {
         return Err(Error::Input {
             path: dir.to_owned(),

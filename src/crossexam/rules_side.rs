@@ -253,7 +253,7 @@ fn cursors(t: &Transcript<'_>) -> Vec<CheckResult> {
     let (mut i1, mut i2) = (Vec::new(), Vec::new());
     for (name, side) in &t.arena.seen {
         let file = format!(".seen/{name}");
-        if !valid_seat(name) {
+        if side.is_ok() && !valid_seat(name) {
             i2.push(on_file(&I2_CURSOR_NAME, &file, format!("{name:?} is not a valid seat name")));
         }
         let bytes = match side {
