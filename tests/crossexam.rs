@@ -165,3 +165,38 @@ fn stats_turns_claims_and_concessions_into_lifecycles() {
     assert_eq!(report["inputs"]["kind"], "crossexam-transcript");
     assert!(s["closed_by_fix_commit"].is_null(), "not measured, never 0");
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    /// Bus lines built from the pieces that matter to the tool's numbering: message objects,
+    /// phase notes, the splitlines characters, CR, blank lines, broken JSON and invalid UTF-8.
+    fn bus() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(br#"{"ts": "2026-11-30T10:00:00+00:00", "from": "a", "type": "claim", "msg": "x"}"#.to_vec()),
+            Just(br#"{"ts": "2026-11-30T10:00:01+00:00", "from": "moderator", "type": "info", "msg": "phase -> debate (1 sealed claim(s) revealed)"}"#.to_vec()),
+            Just(br#"{"ts": "t", "from": "b", "type": "verify", "msg": "y"}"#.to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\r".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just("\u{2028}".as_bytes().to_vec()),
+            Just("\u{85}".as_bytes().to_vec()),
+            Just(b"\x0b\x0c\x1c".to_vec()),
+            Just(b"   ".to_vec()),
+            Just(b"{torn".to_vec()),
+            Just(b"\xff".to_vec()),
+            Just(crossverify::fuzzing::SEALED_SEPARATOR.to_vec()),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// The fuzz target's property (splitlines numbering, undecoded lines kept, every rule
+        /// judged, the same twice) on generated buses.
+        #[test]
+        fn any_bus_replays_with_the_tools_numbering(data in bus()) {
+            crossverify::fuzzing::crossexam_bus(&data);
+        }
+    }
+}

@@ -156,9 +156,11 @@ pub fn parse(bytes: &[u8]) -> Bus {
     for (i, seg) in raw.into_iter().enumerate() {
         let start = offset;
         offset += seg.len() + 1;
-        let crlf = seg.ends_with(b"\r") && (i + 1 < count || ends_with_newline);
-        let body = seg.strip_suffix(b"\r").unwrap_or(seg);
         let last_unterminated = i + 1 == count && !ends_with_newline;
+        // Only a CR before LF is a line end; a lone CR at the very end is a separator of its
+        // own for the tool (universal newlines make it LF), so it stays in the text.
+        let crlf = seg.ends_with(b"\r") && !last_unterminated;
+        let body = if crlf { &seg[..seg.len() - 1] } else { seg };
         let line = match std::str::from_utf8(body) {
             Ok(text) => {
                 let drift: Vec<char> = text.chars().filter(|c| SPLITLINES_EXTRA.contains(c)).collect();
@@ -339,6 +341,8 @@ mod tests {
         assert!(bus.lines[3].crlf && bus.mixed_line_ends());
         // A trailing separator on an unterminated last line makes no empty piece.
         assert_eq!(parse("{}\u{2028}".as_bytes()).tool_count, 1);
+        // A lone CR at the end is such a separator too (found by the property test).
+        assert_eq!(parse("\u{2028}\r".as_bytes()).tool_count, 2);
         assert_eq!(parse(b"").tool_count, 0);
     }
 
