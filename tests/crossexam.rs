@@ -164,6 +164,8 @@ fn stats_turns_claims_and_concessions_into_lifecycles() {
     assert_eq!(s["closure_lag"]["per_finding"], serde_json::json!({"carol#1": 6, "erin#3": 5}));
     assert_eq!(report["inputs"]["kind"], "crossexam-transcript");
     assert!(s["closed_by_fix_commit"].is_null(), "not measured, never 0");
+    let (code, err) = stderr_of(&["stats", &real("claim-and-concede").to_string_lossy(), "--rev", "HEAD"]);
+    assert!(code == 2 && err.contains("--rev"), "{err}");
 }
 
 mod properties {

@@ -23,8 +23,15 @@ pub fn is_transcript(path: &Path) -> bool {
 /// The records of the transcript in `dir`.
 ///
 /// # Errors
-/// [`Error::Input`] when the directory or its bus cannot be read.
-pub fn read(dir: &Path) -> Result<Input, Error> {
+/// [`Error::Input`] when the directory or its bus cannot be read, or a revision is asked for
+/// (a transcript is read from the work tree).
+pub fn read(dir: &Path, rev: Option<&str>) -> Result<Input, Error> {
+    if rev.is_some() {
+        return Err(Error::Input(format!(
+            "{}: --rev applies to a git repository; a CrossExam transcript is read as it is on disk",
+            dir.display()
+        )));
+    }
     let arena = super::load::read(dir).map_err(|e| Error::Input(e.to_string()))?;
     let bus = super::bus::parse(&arena.bus);
     let mut records = Records::new(TRANSCRIPT);

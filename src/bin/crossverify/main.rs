@@ -231,7 +231,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science_rev: science_rev.as_deref(),
             };
             if crossverify::crossexam::stats_input::is_transcript(path) {
-                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path))?
+                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path, rev.as_deref()))?
             } else {
                 crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
             }
