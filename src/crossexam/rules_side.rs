@@ -121,7 +121,7 @@ fn widest_table(lines: &[&str]) -> usize {
     lines
         .windows(2)
         .filter(|w| {
-            w[0].trim_start().starts_with('|')
+            w[0].contains('|')
                 && w[1].contains("---")
                 && w[1].trim().chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
         })
@@ -133,7 +133,12 @@ fn widest_table(lines: &[&str]) -> usize {
 fn synthesis_structure(text: &str) -> (Vec<CheckResult>, Vec<CheckResult>) {
     let lines: Vec<&str> = text.lines().collect();
     let hs = headings(&lines);
-    let find = |name: &str| hs.iter().position(|(_, _, t)| t == name);
+    // "## Consensus" and "## Consensus (2 seats)" both name the section.
+    let find = |name: &str| {
+        hs.iter().position(|(_, _, t)| {
+            t.strip_prefix(name).is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+        })
+    };
     let mut s2 = Vec::new();
     for name in ["consensus", "disagreements"] {
         if find(name).is_none() {
@@ -316,6 +321,9 @@ mod tests {
     fn words_tables_and_citations() {
         assert!(names("gpt's frame wins", "gpt") && !names("chatgpt", "gpt") && names("Alpha and beta", "alpha"));
         assert_eq!(table_columns("| claim | seats for | seats against | evidence |"), 4);
+        assert_eq!(widest_table(&["claim | for | against | evidence", "---|---|---|---", "x | a | b | c"]), 4);
+        let (s2, s3) = synthesis_structure("## Consensus (2 seats)\nok\n## Disagreements\nnone\n");
+        assert!(s2.is_empty() && s3[0].outcome == Outcome::Failed);
         assert_eq!(citations("see bus #3, log #14 and #ghosts; &#39; C#2"), [3, 14]);
     }
 }
