@@ -132,6 +132,17 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         science: Option<PathBuf>,
     },
+    /// Replay a CrossExam transcript (a `_Msg/` directory) and report every protocol rule.
+    Transcript {
+        /// The `_Msg/` directory.
+        dir: PathBuf,
+        /// Transcript from before sealed envelopes (crossexam 0.1.0–0.4.x).
+        #[arg(long)]
+        legacy: bool,
+        /// An earlier snapshot of bus.jsonl that must be a byte prefix of it (repeatable).
+        #[arg(long = "prior", value_name = "SNAPSHOT")]
+        priors: Vec<PathBuf>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -235,9 +246,13 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || {
-                crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
-            })?
+            if crossverify::crossexam::stats_input::is_transcript(path) {
+                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path, rev.as_deref()))?
+            } else {
+                crossverify::stats::command(&opts, || {
+                    crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
+                })?
+            }
         }
         Command::Verify { path, science } => {
             let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
@@ -249,6 +264,12 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
             report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
             report
+        }
+        Command::Transcript { dir, legacy, priors } => {
+            let mut o = crossverify::crossexam::Options::new(dir);
+            o.legacy = *legacy;
+            o.priors.clone_from(priors);
+            crossverify::crossexam::transcript(&o)?
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
