@@ -111,15 +111,21 @@ fn header(out: &mut String, report: &Report) {
             Verdict::Failed => "✗",
             Verdict::Inconclusive => "!",
         };
+        let integrity = report
+            .audit_outcome
+            .as_ref()
+            .map_or_else(String::new, |_| format!(" <small>{}</small>", super::integrity_word(report.outcome)));
         let _ = write!(
             out,
             "<header class=\"verdict {class}\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
-             <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
+             <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}{integrity}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
             esc(&report.command),
             super::verdict_word(report.outcome),
             esc(&capitalise(super::verdict_reason(report.outcome))),
             report.exit_code()
         );
+        deciding(out, report);
+        audit_outcome(out, report);
     }
     if let Some((label, text)) = &report.hints.headline {
         let _ = writeln!(out, "<p class=\"headline\"><b>{}:</b> {}</p>", esc(label), esc(text));
@@ -127,9 +133,11 @@ fn header(out: &mut String, report: &Report) {
     let s = &report.summary;
     if s.total > 0 {
         out.push_str("<ul class=\"counts\">");
+        // Info-level failures are context: counted in their own neutral pill, never as failed.
         for (n, label, cls) in [
             (s.passed, "passed", "passed"),
-            (s.failed, "failed", "failed"),
+            (s.errors + s.warnings, "failed", "failed"),
+            (s.infos(), "info notes", "info"),
             (s.cant_tell, "cantTell", "cantTell"),
             (s.untested, "untested", "untested"),
             (s.inapplicable, "inapplicable", "inapplicable"),
@@ -147,6 +155,41 @@ fn header(out: &mut String, report: &Report) {
         }
     }
     out.push_str("</header>\n");
+}
+
+/// The results that decided the verdict, named in the banner: code, subject and message, one
+/// line each, linked to their evidence below.
+fn deciding(out: &mut String, report: &Report) {
+    let (lines, more) = super::deciding_lines(report);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<ul class=\"deciding\">");
+    for (line, r) in lines.iter().zip(report.deciding()) {
+        let _ = write!(out, "<li><a href=\"#check-{}\">{}</a></li>", esc(&r.code), esc(line));
+    }
+    if more > 0 {
+        let _ = write!(out, "<li class=\"more\">{}</li>", esc(&super::more_line(more)));
+    }
+    out.push_str("</ul>\n");
+}
+
+/// What the records decided about the work, on a white card inside the banner so its colour
+/// is never read as the verdict's.
+fn audit_outcome(out: &mut String, report: &Report) {
+    let Some(a) = &report.audit_outcome else { return };
+    let badge = |p: &crate::report::OutcomePart| {
+        format!("<span class=\"badge {}\">{}</span>", super::colors(p.tone).css, esc(&p.text()))
+    };
+    let parts: Vec<String> = a.parts.iter().map(badge).collect();
+    let decision = a.decision.as_ref().map_or_else(String::new, |d| format!(" <span class=\"sep\">→</span> {}", badge(d)));
+    let _ = writeln!(
+        out,
+        "<p class=\"audit-outcome {}\"><b>Audit outcome</b> <span class=\"basis\">({})</span> {}{decision}</p>",
+        super::colors(a.tone).css,
+        esc(&a.basis),
+        parts.join(" ")
+    );
 }
 
 fn inputs(out: &mut String, report: &Report) {
@@ -282,7 +325,11 @@ fn attention(out: &mut String, report: &Report) {
         for r in &results {
             *counts.entry(r.outcome).or_default() += 1;
         }
-        let worst = if counts.contains_key(&Outcome::Failed) { "bad" } else { "warn" };
+        let worst = match results.iter().filter_map(|r| super::result_tone(r)).min() {
+            Some(crate::report::Tone::Bad) => "bad",
+            Some(crate::report::Tone::Neutral) => "muted",
+            _ => "warn",
+        };
         let tally: Vec<String> = counts.iter().map(|(o, n)| format!("{n} {}", o.as_str())).collect();
         let _ = writeln!(
             out,
@@ -330,10 +377,7 @@ fn attention(out: &mut String, report: &Report) {
 }
 
 fn result(out: &mut String, r: &CheckResult) {
-    let cls = match r.outcome {
-        Outcome::Failed => "bad",
-        _ => "warn",
-    };
+    let cls = super::result_tone(r).map_or("warn", |t| super::colors(t).css);
     let _ = write!(
         out,
         "<li><span class=\"badge {cls}\">{}</span> {}<span class=\"msg\">{}</span>",

@@ -143,14 +143,31 @@ fn verdict(out: &mut String, report: &Report) {
         Verdict::Failed => "❌",
         Verdict::Inconclusive => "⚠️",
     };
+    let integrity = report.audit_outcome.as_ref().map_or("", |_| super::integrity_word(report.outcome));
     let _ = writeln!(
         out,
-        "## {mark} crossverify {}: {} (exit {})\n",
+        "## {mark} crossverify {}: {}{}{} (exit {})\n",
         cell(&report.command),
+        integrity,
+        if integrity.is_empty() { "" } else { ", " },
         super::verdict_word(report.outcome),
         report.exit_code()
     );
     let _ = writeln!(out, "{}.\n", capitalise(super::verdict_reason(report.outcome)));
+    let (lines, more) = super::deciding_lines(report);
+    for l in &lines {
+        let _ = writeln!(out, "- {}", cell(l));
+    }
+    if more > 0 {
+        let _ = writeln!(out, "- *{}*", cell(&super::more_line(more)));
+    }
+    if !lines.is_empty() {
+        out.push('\n');
+    }
+    if let Some(a) = &report.audit_outcome {
+        // Text, not colour: a job summary shows the two answers as two sentences.
+        let _ = writeln!(out, "**Audit outcome** ({}): {}\n", cell(&a.basis), cell(&a.line()));
+    }
     counts(out, report);
 }
 

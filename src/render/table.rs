@@ -30,8 +30,11 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         // A listing or a derived object informs; a verdict banner would claim a verification.
         let _ = writeln!(out, "crossverify {}", report.command);
     } else {
-        let verdict = super::verdict_word(report.outcome);
-        let _ = writeln!(out, "crossverify {} · {verdict} (exit {})", report.command, report.exit_code());
+        let _ = writeln!(out, "crossverify {} · {}", report.command, verdict_phrase(report));
+    }
+    if opts.summary && !report.hints.informational {
+        closing(&mut out, report);
+        return out;
     }
     for (k, v) in &report.inputs {
         let _ = writeln!(out, "  {k}: {}", scalar(v));
@@ -96,7 +99,9 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             let name = super::check_name(report, code);
             let mut row = vec![Cell::new(code), Cell::new(name), Cell::new(level.as_str())];
             for (o, n) in Outcome::ALL.iter().zip(counts) {
-                row.push(if *n == 0 { Cell::new("") } else { colored_count(*o, *n, report, opts) });
+                // A failure at level info is context: never in the colour of failure.
+                let plain = *n == 0 || (*o == Outcome::Failed && *level == Level::Info);
+                row.push(if plain { Cell::new(if *n == 0 { String::new() } else { n.to_string() }) } else { colored_count(*o, *n, report, opts) });
             }
             tb.add_row(row);
         }
@@ -108,8 +113,13 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             let mut tb = new_table(opts);
             tb.set_header(vec!["outcome", "level", "code", "subject", "message"]);
             for r in notable {
+                let outcome = if super::result_tone(r) == Some(crate::report::Tone::Neutral) {
+                    Cell::new(r.outcome.as_str())
+                } else {
+                    colored(r.outcome.as_str(), report, opts)
+                };
                 tb.add_row(vec![
-                    colored(r.outcome.as_str(), report, opts),
+                    outcome,
                     Cell::new(r.level.as_str()),
                     Cell::new(&r.code),
                     Cell::new(&r.subject),
@@ -125,9 +135,49 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     let s = &report.summary;
     let _ = writeln!(out, "\n{}", super::counts_sentence(s, |n| n.to_string(), ", ", "result(s)"));
     if !report.hints.informational {
-        let _ = writeln!(out, "{}: {}", report.outcome.as_str(), super::verdict_reason(report.outcome));
+        closing(&mut out, report);
     }
     out
+}
+
+#[cfg(feature = "cli")]
+/// `VERIFIED (exit 0)`, or with an audit outcome `records genuine: VERIFIED (exit 0) · audit:
+/// 2 passed audit, 1 blocked; not admitted`, so the two answers are never one word.
+fn verdict_phrase(report: &Report) -> String {
+    let verdict = super::verdict_word(report.outcome);
+    match &report.audit_outcome {
+        None => format!("{verdict} (exit {})", report.exit_code()),
+        Some(a) => format!(
+            "{}: {verdict} (exit {}) · audit outcome: {}",
+            super::integrity_word(report.outcome),
+            report.exit_code(),
+            a.line()
+        ),
+    }
+}
+
+#[cfg(feature = "cli")]
+/// The closing lines CI logs end with: the verdict and why (the results that decided it, one
+/// line each), then the audit outcome on its own line.
+pub(crate) fn closing(out: &mut String, report: &Report) {
+    let label = if report.audit_outcome.is_some() { "integrity " } else { "" };
+    let _ = writeln!(
+        out,
+        "{label}{} (exit {}): {}",
+        report.outcome.as_str(),
+        report.exit_code(),
+        super::verdict_reason(report.outcome)
+    );
+    let (lines, more) = super::deciding_lines(report);
+    for l in lines {
+        let _ = writeln!(out, "  {l}");
+    }
+    if more > 0 {
+        let _ = writeln!(out, "  {}", super::more_line(more));
+    }
+    if let Some(a) = &report.audit_outcome {
+        let _ = writeln!(out, "audit outcome ({}): {}", a.basis, a.line());
+    }
 }
 
 #[cfg(feature = "cli")]

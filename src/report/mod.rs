@@ -446,6 +446,10 @@ pub struct Report {
     /// Presentation choices.
     #[serde(default, skip_serializing_if = "Hints::is_empty")]
     pub hints: Hints,
+    /// What the records say about the work itself, beside `outcome` (which says whether the
+    /// records are genuine); set by a protocol whose records carry decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_outcome: Option<AuditOutcome>,
 }
 
 impl Report {
@@ -465,6 +469,7 @@ impl Report {
             views: Vec::new(),
             checks: BTreeMap::new(),
             hints: Hints::default(),
+            audit_outcome: None,
         }
     }
 
@@ -529,6 +534,80 @@ impl Report {
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         self.outcome.exit_code()
+    }
+
+    /// The results that decided the verdict, in report order: the error-level failures of a
+    /// failed run, the undecided error-level results of an inconclusive one, none otherwise.
+    /// Warnings and info never decide, so they are never named as the reason.
+    #[must_use]
+    pub fn deciding(&self) -> Vec<&CheckResult> {
+        let decides = |r: &&CheckResult| {
+            r.level == Level::Error
+                && match self.outcome {
+                    Verdict::Failed => r.outcome == Outcome::Failed,
+                    Verdict::Inconclusive => matches!(r.outcome, Outcome::CantTell | Outcome::Untested),
+                    Verdict::Verified => false,
+                }
+        };
+        self.results.iter().filter(decides).collect()
+    }
+}
+
+// The audit outcome (issue 15 item 2): a verifier answers two questions, and a reader must
+// never take the first answer for the second. `Report::outcome` says whether the records are
+// genuine (and sets the exit code); `AuditOutcome` says what those records decided about the
+// work (passed, blocked, escalated, admitted). Only the protocol knows its decision words, so it
+// builds this block with tones; renderers show it as is.
+
+/// What a protocol's records decided about the work, as a line and its counted parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditOutcome {
+    /// What was counted (`latest verdict per audited commit`).
+    pub basis: String,
+    /// The counts, in reading order.
+    pub parts: Vec<OutcomePart>,
+    /// The decision that follows, if the protocol makes one (`admitted`, `not admitted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<OutcomePart>,
+    /// How the whole reads: good only when the work passed, bad when it was stopped.
+    pub tone: Tone,
+}
+
+/// One counted word of an [`AuditOutcome`] (`3 passed audit`) or its decision (`count` absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutcomePart {
+    /// The words after the count.
+    pub label: String,
+    /// How many; absent for a decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// How it reads.
+    pub tone: Tone,
+}
+
+impl OutcomePart {
+    /// `count label`, or the label alone.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.count.map_or_else(|| self.label.clone(), |n| format!("{n} {}", self.label))
+    }
+}
+
+impl AuditOutcome {
+    /// `3 passed audit, 1 blocked, 0 escalated; not admitted`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let parts: Vec<String> = self.parts.iter().map(OutcomePart::text).collect();
+        let mut line = parts.join(", ");
+        if let Some(d) = &self.decision {
+            if !line.is_empty() {
+                line.push_str("; ");
+            }
+            line.push_str(&d.label);
+        }
+        line
     }
 }
 
