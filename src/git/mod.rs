@@ -717,8 +717,25 @@ fn revision_reason(cause: &str) -> String {
     }
     // "Commit 54db207 has 1 ancestors along the first parent and ancestor number 5 is out of range"
     let words: Vec<&str> = cause.split(' ').collect();
-    if let ["Commit", id, "has", n, "ancestors", "along", "the", "first", "parent", "and", "ancestor", "number", m, "is", "out", "of", "range"] =
-        words.as_slice()
+    if let [
+        "Commit",
+        id,
+        "has",
+        n,
+        "ancestors",
+        "along",
+        "the",
+        "first",
+        "parent",
+        "and",
+        "ancestor",
+        "number",
+        m,
+        "is",
+        "out",
+        "of",
+        "range",
+    ] = words.as_slice()
     {
         return format!("the history before {id} is only {n} commit(s) deep along the first parent, not {m}");
     }

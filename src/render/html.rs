@@ -16,8 +16,12 @@ use super::table::{NOT_MEASURED, fmt_num, scalar};
 use super::xml::esc;
 use crate::report::{Chart, ChartKind, CheckResult, Hints, Outcome, Report, Table, Verdict, View};
 
-/// Tables longer than this start collapsed.
+/// Tables longer than this scroll inside a box with a sticky header, so a 1,000-cycle table
+/// neither hides behind a click nor pushes the rest of the page away.
 const OPEN_ROWS: usize = 60;
+/// Text cells longer than this show their start and fold the rest (a 1,000-word decision
+/// sequence is one click away, not a wall).
+const LONG_CELL_CHARS: usize = 120;
 /// Results shown per check in the "did not pass" section.
 const MAX_RESULTS_PER_CHECK: usize = 200;
 /// Largest JSON section embedded verbatim.
@@ -182,7 +186,8 @@ fn audit_outcome(out: &mut String, report: &Report) {
         format!("<span class=\"badge {}\">{}</span>", super::colors(p.tone).css, esc(&p.text()))
     };
     let parts: Vec<String> = a.parts.iter().map(badge).collect();
-    let decision = a.decision.as_ref().map_or_else(String::new, |d| format!(" <span class=\"sep\">→</span> {}", badge(d)));
+    let decision =
+        a.decision.as_ref().map_or_else(String::new, |d| format!(" <span class=\"sep\">→</span> {}", badge(d)));
     let _ = writeln!(
         out,
         "<p class=\"audit-outcome {}\"><b>Audit outcome</b> <span class=\"basis\">({})</span> {}{decision}</p>",
@@ -209,15 +214,22 @@ fn table(out: &mut String, t: &Table, hints: &Hints) {
     let _ = writeln!(out, "<section class=\"view\" id=\"view-{id}\"><h2>{}</h2>", esc(&t.title));
     let collapsed = t.rows.len() > OPEN_ROWS;
     if collapsed {
-        let _ = writeln!(out, "<details><summary>Show all {} rows</summary>", t.rows.len());
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{} rows: the table scrolls, its header stays; <code>--format csv</code> has them as a file.</p>",
+            t.rows.len()
+        );
     }
     // A column holding numbers is right-aligned throughout, "not measured" cells included.
     let numeric: Vec<bool> =
         (0..t.columns.len()).map(|i| t.rows.iter().any(|r| r.get(i).is_some_and(Value::is_number))).collect();
-    out.push_str("<div class=\"scroll\"><table><thead><tr>");
+    // Many columns get a denser type so a 1,280 px page holds them without sideways scrolling;
+    // column names may break after `_` (`closed_confirmed_in`).
+    let wide = if t.columns.len() > 8 { " class=\"wide\"" } else { "" };
+    let _ = write!(out, "<div class=\"scroll{}\"><table{wide}><thead><tr>", if collapsed { " tall" } else { "" });
     for (i, c) in t.columns.iter().enumerate() {
         let cls = if numeric.get(i) == Some(&true) { " class=\"num\"" } else { "" };
-        let _ = write!(out, "<th scope=\"col\"{cls}>{}</th>", esc(c));
+        let _ = write!(out, "<th scope=\"col\"{cls}>{}</th>", esc(c).replace('_', "_<wbr>"));
     }
     out.push_str("</tr></thead><tbody>\n");
     for row in &t.rows {
@@ -234,9 +246,6 @@ fn table(out: &mut String, t: &Table, hints: &Hints) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
-    if collapsed {
-        out.push_str("</details>\n");
-    }
     if let Some(n) = &t.note {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(n));
     }
@@ -258,6 +267,15 @@ fn cell_class(v: &Value, hints: &Hints) -> String {
 fn cell_html(v: &Value, hints: &Hints) -> String {
     match v {
         Value::Null => NOT_MEASURED.to_owned(),
+        Value::String(s) if s.chars().count() > LONG_CELL_CHARS => {
+            let head: String = s.chars().take(LONG_CELL_CHARS / 2).collect();
+            format!(
+                "<details class=\"long\"><summary>{}… <span class=\"note\">({} characters)</span></summary>{}</details>",
+                esc(&head),
+                s.chars().count(),
+                esc(s)
+            )
+        }
         Value::String(s) if word_class(s, hints).is_some() => format!("<span class=\"badge\">{}</span>", esc(s)),
         other => {
             let (shown, full) = (super::table::cell(other), scalar(other));

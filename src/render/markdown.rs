@@ -18,7 +18,7 @@ const MAX_ROWS: usize = 40;
 /// Results listed under "Did not pass" before cutting.
 const MAX_RESULTS: usize = 50;
 
-pub(super) fn render(report: &Report) -> String {
+pub(super) fn render(report: &Report, summary: bool) -> String {
     let mut out = String::new();
     let text: Vec<_> = super::text_sections(report).collect();
     if report.results.is_empty() && report.views.is_empty() && !text.is_empty() {
@@ -35,6 +35,10 @@ pub(super) fn render(report: &Report) -> String {
         counts(&mut out, report);
     } else {
         verdict(&mut out, report);
+        if summary {
+            footer(&mut out, report);
+            return out;
+        }
     }
     if !report.inputs.is_empty() {
         let inputs: Vec<String> =
@@ -129,12 +133,16 @@ pub(super) fn render(report: &Report) -> String {
             out.push('\n');
         }
     }
+    footer(&mut out, report);
+    out
+}
+
+fn footer(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "<sub>{} {} · report schema {}</sub>",
         report.tool.name, report.tool.version, report.schema_version
     );
-    out
 }
 
 fn verdict(out: &mut String, report: &Report) {

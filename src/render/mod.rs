@@ -102,8 +102,8 @@ pub struct Options {
     pub width: Option<u16>,
     /// Whether to use ANSI colour.
     pub color: bool,
-    /// Table format only: just the verdict, the audit outcome and the results that decided
-    /// them (`--summary`), for CI logs.
+    /// Table and Markdown: just the verdict, the audit outcome and the results that decided
+    /// them (`--summary`), for CI logs and job summaries.
     pub summary: bool,
 }
 
@@ -117,7 +117,7 @@ pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
         #[cfg(not(feature = "cli"))]
         Format::Table => {
             let _ = opts;
-            markdown::render(report).into_bytes()
+            markdown::render(report, opts.summary).into_bytes()
         }
         Format::Json => json::render(report).into_bytes(),
         Format::Jsonl => jsonl::render(report).into_bytes(),
@@ -125,7 +125,7 @@ pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
         Format::Sarif => sarif::render(report, sarif::Profile::Full).into_bytes(),
         Format::SarifGithub => sarif::render(report, sarif::Profile::Github).into_bytes(),
         Format::Junit => junit::render(report).into_bytes(),
-        Format::Markdown => markdown::render(report).into_bytes(),
+        Format::Markdown => markdown::render(report, opts.summary).into_bytes(),
         Format::Html => html::render(report).into_bytes(),
     }
 }

@@ -101,7 +101,11 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             for (o, n) in Outcome::ALL.iter().zip(counts) {
                 // A failure at level info is context: never in the colour of failure.
                 let plain = *n == 0 || (*o == Outcome::Failed && *level == Level::Info);
-                row.push(if plain { Cell::new(if *n == 0 { String::new() } else { n.to_string() }) } else { colored_count(*o, *n, report, opts) });
+                row.push(if plain {
+                    Cell::new(if *n == 0 { String::new() } else { n.to_string() })
+                } else {
+                    colored_count(*o, *n, report, opts)
+                });
             }
             tb.add_row(row);
         }

@@ -72,7 +72,7 @@ fn tones_come_from_the_report_alone() {
     let html = String::from_utf8(render(&r, Format::Html, &Options::default())).unwrap();
     assert!(html.contains("class=\"bad\"><span class=\"badge\">HALTED</span>"), "{html}");
     assert!(html.contains(">RUNNING</th>"));
-    let colored = Options { width: None, color: true };
+    let colored = Options { width: None, color: true, summary: false };
     let table = String::from_utf8(render(&r, Format::Table, &colored)).unwrap();
     let line = table.lines().find(|l| l.contains("HALTED")).unwrap();
     assert!(line.contains('\u{1b}'), "a toned word is coloured in the terminal: {line:?}");

@@ -673,6 +673,42 @@ mod tests {
     }
 
     #[test]
+    fn the_deciding_results_are_those_the_verdict_rests_on() {
+        let mut rep = Report::new("x");
+        rep.results = vec![
+            r(Level::Error, Outcome::CantTell),
+            r(Level::Warning, Outcome::Failed),
+            r(Level::Info, Outcome::Failed),
+        ];
+        rep.finish();
+        assert_eq!(rep.outcome, Verdict::Inconclusive);
+        assert_eq!(rep.deciding().iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::CantTell]);
+        rep.results.push(r(Level::Error, Outcome::Failed));
+        rep.finish();
+        assert_eq!(
+            rep.deciding().iter().map(|r| (r.level, r.outcome)).collect::<Vec<_>>(),
+            [(Level::Error, Outcome::Failed)]
+        );
+        rep.results.retain(|r| r.level != Level::Error);
+        rep.finish();
+        assert!(rep.deciding().is_empty(), "a verified run has no reason to name");
+    }
+
+    #[test]
+    fn an_audit_outcome_reads_as_one_line() {
+        let part = |label: &str, count: Option<u64>| OutcomePart { label: label.into(), count, tone: Tone::Neutral };
+        let mut a = AuditOutcome {
+            basis: "b".into(),
+            parts: vec![part("passed audit", Some(2)), part("blocked", Some(1))],
+            decision: Some(part("not admitted", None)),
+            tone: Tone::Bad,
+        };
+        assert_eq!(a.line(), "2 passed audit, 1 blocked; not admitted");
+        a.parts.clear();
+        assert_eq!(a.line(), "not admitted");
+    }
+
+    #[test]
     #[should_panic(expected = "shadow")]
     fn sections_cannot_shadow_fields() {
         Report::new("x").section("results", 1);

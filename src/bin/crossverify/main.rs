@@ -63,8 +63,8 @@ struct Global {
     /// No progress bars or notes on standard error.
     #[arg(long, short, global = true, help_heading = "Global options")]
     quiet: bool,
-    /// Table format: print only the verdict, the audit outcome and the checks that decided
-    /// them (for CI logs; the other formats and --output keep everything).
+    /// Table and markdown on standard output: print only the verdict, the audit outcome and
+    /// the checks that decided them (for CI logs; --output files keep everything).
     #[arg(long, global = true, help_heading = "Global options")]
     summary: bool,
 }
