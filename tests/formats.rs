@@ -317,4 +317,10 @@ fn info_level_results_are_never_in_the_colour_of_failure() {
     let coloured = String::from_utf8(coloured).expect("utf-8");
     let row = coloured.lines().find(|l| l.contains("context, not a failure")).expect("row");
     assert!(!row.contains("\u{1b}["), "no colour on the info row: {row:?}");
+    let junit = text(&report, Format::Junit);
+    assert!(
+        junit.contains("<skipped type=\"info\" message=\"info, not a failure: context, not a failure\">"),
+        "{junit}"
+    );
+    assert!(junit.contains(&format!("failures=\"{failures}\"")), "JUnit counts no info-level failure");
 }

@@ -53,13 +53,17 @@ pub fn conformance(results: &[CheckResult]) -> Table {
     }
 }
 
-/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>" (its topic
+/// "ready", "no: <first shortfall> (+N more)" or "unknown: <what cannot be observed>" (its topic
 /// only, e.g. "single use"; the `admissions` section has the sentence).
 fn admission_cell(a: &Admission) -> String {
     if a.ready {
         "ready".to_owned()
     } else if let Some(s) = a.shortfalls.first() {
-        format!("no: {s}")
+        // The first reason, and how many more the admission section lists.
+        match a.shortfalls.len() - 1 {
+            0 => format!("no: {s}"),
+            more => format!("no: {s} (+{more} more)"),
+        }
     } else {
         let topic = a.unobservable.first().map_or("", |u| u.split(':').next().unwrap_or(u));
         format!("unknown: {topic}")
