@@ -190,7 +190,7 @@ fn audit_outcome(out: &mut String, report: &Report) {
         a.decision.as_ref().map_or_else(String::new, |d| format!(" <span class=\"sep\">→</span> {}", badge(d)));
     let _ = writeln!(
         out,
-        "<p class=\"audit-outcome {}\"><b>Audit outcome</b> <span class=\"basis\">({})</span> {}{decision}</p>",
+        "<p class=\"audit-outcome tone-{}\"><b>Audit outcome</b> <span class=\"basis\">({})</span> {}{decision}</p>",
         super::colors(a.tone).css,
         esc(&a.basis),
         parts.join(" ")
