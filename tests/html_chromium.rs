@@ -129,8 +129,13 @@ fn the_demo_report_renders_offline_and_loads_nothing() {
     assert!(failures.is_empty(), "the page tried to load something or logged errors:\n{}", failures.join("\n"));
     let dom = &loaded.dom;
     assert!(dom.contains("VERIFIED"), "verdict missing from the DOM");
+    assert!(dom.contains("Audit outcome") && dom.contains("1 blocked"), "the audit outcome beside the verdict");
     assert!(dom.contains("id=\"view-conformance\""));
     assert!(dom.contains("<svg class=\"chart\""), "charts drawn");
+    let probe = dir.join("demo.probe.html");
+    std::fs::write(&probe, with_overflow_probe(&std::fs::read_to_string(&page).expect("page"))).expect("probe page");
+    let (width, view, wide) = overflow_at_1280(&chromium, &probe);
+    assert!(width <= view && wide.is_empty(), "demo at 1,280 px: {width} px in {view} px, sideways: {wide:?}");
     let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "screenshot {} is missing or empty", png.display());
 }
@@ -262,4 +267,24 @@ fn ledgers_of_3_and_1000_cycles_fit_1280_pixels() {
         let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
         assert!(size > 10_000, "screenshot {} is missing or empty", png.display());
     }
+}
+
+/// The negative control of the overflow probe: a table cell that cannot wrap is caught.
+#[test]
+fn a_page_that_scrolls_sideways_is_caught() {
+    let Some(chromium) = tools::require("chromium", tools::chromium()) else { return };
+    let dir = tools::artifacts();
+    let html = String::from_utf8(render::render(&sample::ledger_report(), Format::Html, &Options::default()))
+        .expect("utf-8")
+        .replace(
+            "</main>",
+            "<section id=\"too-wide\"><div class=\"scroll\"><table><tr><td style=\"white-space: nowrap\">\
+             an unbreakable line far wider than 1,280 pixels an unbreakable line far wider than 1,280 pixels \
+             an unbreakable line far wider than 1,280 pixels an unbreakable line far wider than 1,280 pixels\
+             </td></tr></table></div></section></main>",
+        );
+    let probe = dir.join("too-wide.probe.html");
+    std::fs::write(&probe, with_overflow_probe(&html)).expect("probe page");
+    let (_, _, wide) = overflow_at_1280(&chromium, &probe);
+    assert_eq!(wide, ["too-wide"], "the wide table went unnoticed");
 }
