@@ -310,6 +310,9 @@ fn info_level_results_are_never_in_the_colour_of_failure() {
     assert!(banner.contains(&format!("<li class=\"failed\"><b>{failures}</b> failed</li>")), "{banner}");
     assert!(banner.contains("<li class=\"info\"><b>1</b> info notes</li>"), "{banner}");
     assert!(html.contains("<details class=\"check muted\" id=\"check-CV-A803\""), "the check is drawn neutral");
+    let row = &html[html.find("<tr><th scope=\"row\"><a href=\"#check-CV-A803\">").expect("count row")..];
+    let row = &row[..row.find("</tr>").expect("row end")];
+    assert!(row.contains("<td class=\"num\">1</td>") && !row.contains("num bad"), "{row}");
     assert!(html.contains(
         "<span class=\"badge muted\">failed</span> <code class=\"subject\">ledger</code> <span class=\"msg\">context"
     ));

@@ -469,6 +469,8 @@ fn check_counts(out: &mut String, report: &Report) {
             let cls = match (o, n) {
                 (_, 0) => "num zero",
                 (Outcome::Passed, _) => "num good",
+                // A failure at level info is context, never in the colour of failure.
+                (Outcome::Failed, _) if first.level == crate::report::Level::Info => "num",
                 (Outcome::Failed, _) => "num bad",
                 (Outcome::CantTell | Outcome::Untested, _) => "num warn",
                 (Outcome::Inapplicable, _) => "num",
