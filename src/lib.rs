@@ -25,6 +25,7 @@
 
 pub mod checks;
 pub mod crossaudit;
+pub mod crossexam;
 pub mod foundation;
 pub mod fuzzing;
 pub mod git;

@@ -42,6 +42,7 @@ fn every_target_is_replayed() {
         "pos_envelope",
         "pos_statement",
         "pos_trust_store",
+        "crossexam_bus",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -99,5 +100,13 @@ fn pos_seeds_hold() {
             let r = std::panic::catch_unwind(|| property(&data));
             assert!(r.is_ok(), "{target}: seed {} fails its property", path.display());
         }
+    }
+}
+
+#[test]
+fn crossexam_bus_seeds_hold() {
+    for (path, data) in seeds("crossexam_bus") {
+        let r = std::panic::catch_unwind(|| fuzzing::crossexam_bus(&data));
+        assert!(r.is_ok(), "crossexam_bus: seed {} fails its property", path.display());
     }
 }
