@@ -214,6 +214,60 @@ impl ReceiptVerify {
     }
 }
 
+/// `pos_envelope`: any bytes give a Proof-or-Stop bundle container or a rejection at a
+/// container step (A1–B1′); an accepted container is then verified against the golden key and
+/// can only fail at B2 or B3, and verification is a function of the bytes.
+pub fn pos_envelope(data: &[u8]) {
+    use crate::proof_or_stop::envelope::Unverified;
+    use crate::proof_or_stop::reason::Step;
+    let parsed = Unverified::parse(data);
+    match &parsed {
+        Err(r) => assert!(matches!(r.step, Step::A1 | Step::A2 | Step::B1 | Step::B1b), "{r:?}"),
+        Ok(u) => {
+            let store = pos_golden_store();
+            let first = u.clone().verify(&store).map(|v| v.payload().to_vec());
+            let second = u.clone().verify(&store).map(|v| v.payload().to_vec());
+            assert_eq!(first, second, "verification is a function of the bytes");
+            if let Err(r) = first {
+                assert!(matches!(r.step, Step::B2 | Step::B3), "{r:?}");
+            }
+        }
+    }
+}
+
+fn pos_golden_store() -> crate::proof_or_stop::trust_store::TrustStore {
+    // The RFC 8032 test-1 key, the corpus's golden signer.
+    let key = crate::proof_or_stop::trust_store::parse_trusted_key(
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+    )
+    .expect("the RFC 8032 test-1 key is a valid strong key");
+    crate::proof_or_stop::trust_store::TrustStore::single(key)
+}
+
+/// `pos_statement`: any payload bytes give a statement or a reason; an accepted statement is
+/// exactly its RFC 8785 form (one representation per value), and its predicate reads as done
+/// evidence or is refused, never a panic.
+pub fn pos_statement(data: &[u8]) {
+    use crate::proof_or_stop::format;
+    let accepted = [format::DONE_EVIDENCE, format::REVIEW_VERDICT, format::DEGRADATION];
+    let Ok(st) = format::statement(data, &accepted) else { return };
+    let canon = json::jcs::to_canonical(&st.value).expect("an accepted statement has no null and no float");
+    assert_eq!(canon.as_bytes(), data, "an accepted payload is its canonical form");
+    let _ = format::done_evidence(&st);
+}
+
+/// `pos_trust_store`: any bytes give a trust store or an error; every key of an accepted store
+/// is found under its own recomputed key id.
+pub fn pos_trust_store(data: &[u8]) {
+    let Ok(store) = crate::proof_or_stop::trust_store::TrustStore::parse(data) else { return };
+    let v = json::parse(data).expect("an accepted store is JSON");
+    for k in v.get("keys").and_then(Value::as_array).unwrap_or_default() {
+        let id = k.get("keyId").and_then(Value::as_str).expect("an accepted key has an id");
+        let found = store.get(id).expect("every listed key is in the store");
+        assert_eq!(found.key.key_id(), id, "key ids are recomputed");
+    }
+}
+
 /// Python's `len(text.splitlines())` after universal newlines, written independently of
 /// `crossexam::bus` so the property compares two readings.
 fn python_line_count(text: &str) -> usize {

@@ -17,6 +17,7 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]),
     (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
+    (&crate::proof_or_stop::FAMILY, &[crate::proof_or_stop::CHECKS]),
     (&crate::crossexam::FAMILY, &[crate::crossexam::CHECKS]),
 ];
 
