@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod anchors;
 pub mod checks;
 pub mod crossaudit;
 pub mod foundation;
@@ -34,3 +35,4 @@ pub mod protocols;
 pub mod render;
 pub mod report;
 pub mod stats;
+pub mod trust;

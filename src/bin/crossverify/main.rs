@@ -77,6 +77,8 @@ enum Command {
         /// A previously seen audit head that must still be an ancestor (detects rewritten history).
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
+        #[command(flatten)]
+        sigstore: SigstoreArgs,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     Receipt {
@@ -106,6 +108,8 @@ enum Command {
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
+        #[command(flatten)]
+        sigstore: SigstoreArgs,
     },
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
     Stats {
@@ -131,6 +135,31 @@ enum Command {
         /// Check code, e.g. CV-A701.
         code: String,
     },
+}
+
+/// Receipts wrapped in Sigstore bundles (`<cycle>/receipt.json.sigstore.json`), verified offline.
+#[derive(clap::Args, Debug)]
+struct SigstoreArgs {
+    /// Sigstore trusted root (`trusted_root.json`) the bundles must chain to; without it a bundle
+    /// is inconclusive.
+    #[arg(long, value_name = "FILE")]
+    trusted_root: Option<PathBuf>,
+    /// Identity the signing certificate must name (an e-mail address or URI).
+    #[arg(long, value_name = "SAN", requires = "certificate_oidc_issuer")]
+    certificate_identity: Option<String>,
+    /// OIDC issuer the signing certificate must name.
+    #[arg(long, value_name = "URL", requires = "certificate_identity")]
+    certificate_oidc_issuer: Option<String>,
+}
+
+impl SigstoreArgs {
+    fn options(&self) -> crossverify::anchors::sigstore::Options {
+        crossverify::anchors::sigstore::Options {
+            trusted_root: self.trusted_root.clone(),
+            identity: self.certificate_identity.clone(),
+            issuer: self.certificate_oidc_issuer.clone(),
+        }
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -193,15 +222,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, sigstore } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
+            o.sigstore = sigstore.options();
             crossaudit::ledger(&o, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
+        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev, sigstore } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
@@ -209,6 +239,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
             o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
+            o.sigstore = sigstore.options();
             crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
