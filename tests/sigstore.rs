@@ -7,6 +7,8 @@
 #[path = "sigstore/mint.rs"]
 mod mint;
 mod support;
+#[path = "support/tools.rs"]
+mod tools;
 
 use std::path::Path;
 
@@ -53,149 +55,184 @@ fn entry(v: &mut Value) -> &mut serde_json::Map<String, Value> {
     v.pointer_mut(ENTRY).and_then(Value::as_object_mut).expect("tlog entry")
 }
 
-/// Each tamper and the exact steps it must fail: the SET and inclusion rows are the ones the
-/// `sigstore` crate alone accepts.
+/// One verification: the bundle, the bytes it must sign, the identity asked for, the trusted
+/// root, and the steps that must pass (P), fail (F) or stay undecided (C).
+struct Case {
+    name: &'static str,
+    bundle: Value,
+    artifact: &'static [u8],
+    policy: Option<Policy>,
+    root: Value,
+    want: &'static str,
+}
+
+fn case(name: &'static str, want: &'static str, edit: impl FnOnce(&mut Value)) -> Case {
+    let w = World::new();
+    let mut bundle = w.bundle(RECEIPT, &Leaf { identity: IDENTITY, issuer: ISSUER });
+    edit(&mut bundle);
+    Case { name, bundle, artifact: RECEIPT, policy: Some(policy()), root: w.trusted_root(), want }
+}
+
+fn flip_last(s: &mut Vec<u8>) {
+    let last = s.len() - 1;
+    s[last] ^= 1;
+}
+
+/// Every tamper: the SET, proof and checkpoint rows are the ones the `sigstore` crate alone
+/// accepts (crates.md §3b); the rest it catches itself.
+fn cases() -> Vec<Case> {
+    let set = format!("{ENTRY}/inclusionPromise/signedEntryTimestamp");
+    let proof = format!("{ENTRY}/inclusionProof");
+    let other = |rekor: u8| {
+        World { rekor: mint::key(rekor), ..World::new() }.bundle(RECEIPT, &Leaf { identity: IDENTITY, issuer: ISSUER })
+    };
+    let mut out = vec![
+        case("valid", "PPPPPPP", |_| {}),
+        case("SET byte flipped", "PPPPPFP", |b| b64_edit(b, &set, flip_last)),
+        case("integratedTime + 1", "PPPPPFP", |b| {
+            let t: u64 = entry(b)["integratedTime"].as_str().expect("s").parse().expect("n");
+            entry(b).insert("integratedTime".into(), json!((t + 1).to_string()));
+        }),
+        case("SET removed", "PPPPPCP", |b| {
+            entry(b).remove("inclusionPromise");
+        }),
+        case("proof hashes zeroed", "PPPPPPF", |b| {
+            for h in b.pointer_mut(&format!("{proof}/hashes")).and_then(Value::as_array_mut).expect("hashes") {
+                *h = json!(STANDARD.encode([0u8; 32]));
+            }
+        }),
+        case("root hash wrong", "PPPPPPF", |b| b64_edit(b, &format!("{proof}/rootHash"), |r| r[0] ^= 1)),
+        case("proof missing", "FCCCCPF", |b| {
+            entry(b).remove("inclusionProof");
+        }),
+        case("relabelled v0.1 without proof", "PPPPPPF", |b| {
+            entry(b).remove("inclusionProof");
+            b["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+        }),
+        case("checkpoint signed by another key", "PPPPPPF", |b| {
+            let forged = other(0x66);
+            let cp = format!("{proof}/checkpoint");
+            *b.pointer_mut(&cp).expect("checkpoint") = forged.pointer(&cp).expect("checkpoint").clone();
+        }),
+        case("log id not in the trusted root", "PPPPPFF", |b| {
+            b64_edit(b, &format!("{ENTRY}/logId/keyId"), |k| k[0] ^= 1)
+        }),
+        case("body of another entry", "PPPPFFF", |b| {
+            let o = World::new().bundle(b"other bytes", &Leaf { identity: IDENTITY, issuer: ISSUER });
+            let body = o.pointer(&format!("{ENTRY}/canonicalizedBody")).expect("body").clone();
+            entry(b).insert("canonicalizedBody".into(), body);
+        }),
+        case("signature byte flipped", "PPPFCPP", |b| b64_edit(b, "/messageSignature/signature", flip_last)),
+    ];
+    let mut changed = case("receipt bytes changed", "PPPFCPP", |_| {});
+    changed.artifact = b"{\"verdict\": \"FAIL\"}\n";
+    let mut identity = case("wrong identity", "PPFCCPP", |_| {});
+    identity.policy = Some(Policy { identity: "mallory@crossverify.invalid".into(), ..policy() });
+    let mut issuer = case("wrong issuer", "PPFCCPP", |_| {});
+    issuer.policy = Some(Policy { issuer: "https://elsewhere.invalid".into(), ..policy() });
+    let mut anyone = case("no identity given", "PPCPPPP", |_| {});
+    anyone.policy = None;
+    let mut untrusted = case("untrusted chain", "PFCCCPP", |_| {});
+    untrusted.root = World { ca: mint::key(0x55), ..World::new() }.trusted_root();
+    out.extend([changed, identity, issuer, anyone, untrusted]);
+    out
+}
+
+fn run_case(c: &Case) -> String {
+    let b = serde_json::to_vec(&c.bundle).expect("json");
+    letters(&verify(&b, Artifact::of(c.artifact), &root_of(&c.root), c.policy.as_ref()))
+}
+
 #[test]
 fn minted_bundle_and_each_tamper() {
-    let w = World::new();
-    let root = root_of(&w.trusted_root());
-    let good = w.bundle(RECEIPT, &Leaf { identity: IDENTITY, issuer: ISSUER });
-    let run = |b: &Value, artifact: &[u8], p: Option<&Policy>, r: &TrustedRoot| {
-        letters(&verify(&serde_json::to_vec(b).expect("json"), Artifact::of(artifact), r, p))
-    };
-    let p = policy();
-    type Edit = Box<dyn Fn(&mut Value)>;
-    let cases: Vec<(&str, Edit, &str)> = vec![
-        ("valid", Box::new(|_| {}), "PPPPPPP"),
-        (
-            "SET byte flipped",
-            Box::new(|b| {
-                b64_edit(b, &format!("{ENTRY}/inclusionPromise/signedEntryTimestamp"), |s| {
-                    let last = s.len() - 1;
-                    s[last] ^= 1;
-                })
-            }),
-            "PPPPPFP",
-        ),
-        (
-            "integratedTime + 1",
-            Box::new(|b| {
-                let t: u64 = entry(b)["integratedTime"].as_str().expect("s").parse().expect("n");
-                entry(b).insert("integratedTime".into(), json!((t + 1).to_string()));
-            }),
-            "PPPPPFP",
-        ),
-        (
-            "SET removed",
-            Box::new(|b| {
-                entry(b).remove("inclusionPromise");
-            }),
-            "PPPPPCP",
-        ),
-        (
-            "proof hashes zeroed",
-            Box::new(|b| {
-                for h in b
-                    .pointer_mut(&format!("{ENTRY}/inclusionProof/hashes"))
-                    .and_then(Value::as_array_mut)
-                    .expect("hashes")
-                {
-                    *h = json!(STANDARD.encode([0u8; 32]));
-                }
-            }),
-            "PPPPPPF",
-        ),
-        (
-            "root hash wrong",
-            Box::new(|b| b64_edit(b, &format!("{ENTRY}/inclusionProof/rootHash"), |r| r[0] ^= 1)),
-            "PPPPPPF",
-        ),
-        (
-            "proof missing",
-            Box::new(|b| {
-                entry(b).remove("inclusionProof");
-            }),
-            "FCCCCPF",
-        ),
-        (
-            "relabelled v0.1 without proof",
-            Box::new(|b| {
-                entry(b).remove("inclusionProof");
-                b["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
-            }),
-            "PPPPPPF",
-        ),
-        (
-            "checkpoint signed by another key",
-            Box::new(|b| {
-                let other = World { rekor: mint::key(0x66), ..World::new() };
-                let forged = other.bundle(RECEIPT, &Leaf { identity: IDENTITY, issuer: ISSUER });
-                let env = forged.pointer(&format!("{ENTRY}/inclusionProof/checkpoint")).expect("cp").clone();
-                *b.pointer_mut(&format!("{ENTRY}/inclusionProof/checkpoint")).expect("cp") = env;
-            }),
-            "PPPPPPF",
-        ),
-        (
-            "log id not in the trusted root",
-            Box::new(|b| b64_edit(b, &format!("{ENTRY}/logId/keyId"), |k| k[0] ^= 1)),
-            "PPPPPFF",
-        ),
-        (
-            "body of another entry",
-            Box::new(|b| {
-                let other = World::new().bundle(b"other bytes", &Leaf { identity: IDENTITY, issuer: ISSUER });
-                let body = other.pointer(&format!("{ENTRY}/canonicalizedBody")).expect("body").clone();
-                entry(b).insert("canonicalizedBody".into(), body);
-            }),
-            "PPPPFFF",
-        ),
-        (
-            "signature replaced",
-            Box::new(|b| {
-                b64_edit(b, "/messageSignature/signature", |s| {
-                    let last = s.len() - 1;
-                    s[last] ^= 1;
-                })
-            }),
-            "PPPFCPP",
-        ),
-    ];
-    let mut failures = Vec::new();
-    for (name, edit, want) in &cases {
-        let mut b = good.clone();
-        edit(&mut b);
-        let got = run(&b, RECEIPT, Some(&p), &root);
-        if got != *want {
-            failures.push(format!("{name}: want {want}, got {got}"));
-        }
-    }
-    // Tampers of the inputs rather than the bundle.
-    let checks = [
-        ("receipt bytes changed", run(&good, b"{\"verdict\": \"FAIL\"}\n", Some(&p), &root), "PPPFCPP"),
-        (
-            "wrong identity",
-            run(&good, RECEIPT, Some(&Policy { identity: "mallory@crossverify.invalid".into(), ..policy() }), &root),
-            "PPFCCPP",
-        ),
-        (
-            "wrong issuer",
-            run(&good, RECEIPT, Some(&Policy { issuer: "https://elsewhere.invalid".into(), ..policy() }), &root),
-            "PPFCCPP",
-        ),
-        ("no identity given", run(&good, RECEIPT, None, &root), "PPCPPPP"),
-        (
-            "untrusted chain",
-            run(&good, RECEIPT, Some(&p), &root_of(&World { ca: mint::key(0x55), ..World::new() }.trusted_root())),
-            "PFCCCPP",
-        ),
-    ];
-    for (name, got, want) in checks {
-        if got != want {
-            failures.push(format!("{name}: want {want}, got {got}"));
-        }
-    }
+    let failures: Vec<String> = cases()
+        .iter()
+        .filter_map(|c| {
+            let got = run_case(c);
+            (got != c.want).then(|| format!("{}: want {}, got {got}", c.name, c.want))
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The Python `sigstore` client (4.5.1, `target/oracle/sigstore`) verifies the same bundles
+/// offline against the same test trusted root (`--trust-config`); where it decides otherwise
+/// than crossverify, the case must be listed with its reason in `specs/sigstore.md`.
+#[test]
+fn python_sigstore_decides_as_crossverify() {
+    let bin = support::root().join("target/oracle/sigstore/bin/sigstore");
+    let Some(bin) = tools::require("the Python sigstore client", bin.is_file().then_some(bin)) else { return };
+    // Left under target/test-artifacts for people to rerun the client by hand.
+    let work = tools::artifacts().join("sigstore-oracle");
+    let mut table = String::from("| case | crossverify | python sigstore |\n|---|---|---|\n");
+    let mut disagreements = Vec::new();
+    for (i, c) in cases().iter().enumerate() {
+        let Some(p) = &c.policy else { continue };
+        let dir = work.join(i.to_string());
+        std::fs::create_dir_all(&dir).expect("dir");
+        let config = json!({
+            "mediaType": "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json",
+            "trustedRoot": c.root,
+            "signingConfig": {
+                "mediaType": "application/vnd.dev.sigstore.signingconfig.v0.2+json",
+                "caUrls": [{"url": "https://fulcio.crossverify.invalid", "majorApiVersion": 1,
+                            "validFor": {"start": "2025-01-01T00:00:00Z"}, "operator": "crossverify"}],
+                "oidcUrls": [],
+                "rekorTlogUrls": [{"url": "https://rekor.crossverify.invalid", "majorApiVersion": 1,
+                                   "validFor": {"start": "2025-01-01T00:00:00Z"}, "operator": "crossverify"}],
+                "rekorTlogConfig": {"selector": "ANY"},
+                "tsaUrls": [],
+                "tsaConfig": {"selector": "ANY"}
+            }
+        });
+        std::fs::write(dir.join("config.json"), config.to_string()).expect("config");
+        std::fs::write(dir.join("bundle.json"), c.bundle.to_string()).expect("bundle");
+        std::fs::write(dir.join("receipt.json"), c.artifact).expect("artifact");
+        let out = std::process::Command::new(&bin)
+            .arg("--trust-config")
+            .arg(dir.join("config.json"))
+            .args(["verify", "identity", "--offline", "--bundle"])
+            .arg(dir.join("bundle.json"))
+            .args(["--cert-identity", &p.identity, "--cert-oidc-issuer", &p.issuer])
+            .arg(dir.join("receipt.json"))
+            .env("HOME", &dir)
+            .output()
+            .expect("python sigstore runs");
+        let theirs = if out.status.success() { "accept" } else { "reject" };
+        let got = run_case(c);
+        let ours = if got.chars().all(|x| x == 'P') {
+            "accept"
+        } else if got.contains('F') {
+            "reject"
+        } else {
+            "inconclusive"
+        };
+        let why = reason(&String::from_utf8_lossy(&out.stderr));
+        table.push_str(&format!("| {} | {ours} ({got}) | {theirs}: {why} |\n", c.name));
+        // "inconclusive" is not an acceptance: only accept against reject is a disagreement.
+        let differs = (ours == "accept") != (theirs == "accept");
+        if differs && !KNOWN_DISAGREEMENTS.contains(&c.name) {
+            disagreements.push(format!("{}: crossverify {ours} ({got}), python sigstore {theirs}: {why}", c.name));
+        }
+    }
+    std::fs::write(tools::artifacts().join("sigstore-oracle.md"), &table).expect("write table");
+    assert!(disagreements.is_empty(), "{}\n\n{table}", disagreements.join("\n"));
+}
+
+/// The client's last error, without its log decorations (time stamps, source lines, hints).
+fn reason(stderr: &str) -> String {
+    let words: Vec<&str> = stderr
+        .split_whitespace()
+        .filter(|w| !(w.starts_with('[') && w.ends_with(']')) && !w.contains(".py:"))
+        .collect();
+    let text = words.join(" ");
+    let last = text.rsplit_once("ERROR ").map_or(text.as_str(), |(_, t)| t);
+    last.split(" For detailed").next().unwrap_or_default().replace('|', "/")
+}
+
+/// Cases where the Python client decides otherwise, each explained in `specs/sigstore.md`
+/// ("Differences from the Python client").
+const KNOWN_DISAGREEMENTS: &[&str] = &[];
 
 #[test]
 fn unreadable_bundles_fail_the_format_step_only() {

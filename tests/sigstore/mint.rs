@@ -24,7 +24,10 @@ use x509_cert::der::oid::AssociatedOid;
 use x509_cert::der::{Decode as _, Encode as _};
 use x509_cert::ext::Extension;
 use x509_cert::ext::pkix::name::GeneralName;
-use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName};
+use x509_cert::ext::pkix::{
+    AuthorityKeyIdentifier, BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName,
+    SubjectKeyIdentifier,
+};
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
 use x509_cert::spki::{EncodePublicKey as _, SubjectPublicKeyInfoOwned, SubjectPublicKeyInfoRef};
@@ -89,6 +92,12 @@ fn ext<T: x509_cert::der::Encode + AssociatedOid>(v: &T, critical: bool) -> Exte
     Extension { extn_id: T::OID, critical, extn_value: OctetString::new(v.to_der().expect("encodes")).expect("fits") }
 }
 
+/// A key identifier (RFC 5280 §4.2.1.2 leaves the method open): the first 20 bytes of the
+/// SPKI's SHA-256. Strict path builders (the Python client's) require one on every link.
+fn key_identifier(k: &SigningKey) -> OctetString {
+    OctetString::new(&Sha256::digest(spki_der(k))[..20]).expect("fits")
+}
+
 fn raw_ext(oid: &str, value: Vec<u8>) -> Extension {
     Extension {
         extn_id: ObjectIdentifier::new_unwrap(oid),
@@ -121,6 +130,7 @@ pub fn ca_cert(name: &str, k: &SigningKey) -> Vec<u8> {
         extensions: vec![
             ext(&BasicConstraints { ca: true, path_len_constraint: None }, true),
             ext(&KeyUsage(KeyUsages::KeyCertSign | KeyUsages::CRLSign), true),
+            ext(&SubjectKeyIdentifier(key_identifier(k)), false),
         ],
     };
     build(profile, 1, SIGNED_AT - 86_400 * 365, SIGNED_AT + 86_400 * 365 * 10, k, k)
@@ -141,6 +151,15 @@ pub fn leaf_cert(leaf: &Leaf<'_>, k: &SigningKey, ca_name: &str, ca: &SigningKey
         ext(&ExtendedKeyUsage(vec![ObjectIdentifier::new_unwrap(CODE_SIGNING_OID)]), false),
         ext(&SubjectAltName(vec![GeneralName::Rfc822Name(Ia5String::new(leaf.identity).expect("ascii"))]), true),
         raw_ext(OIDC_ISSUER_OID, leaf.issuer.as_bytes().to_vec()),
+        ext(&SubjectKeyIdentifier(key_identifier(k)), false),
+        ext(
+            &AuthorityKeyIdentifier {
+                key_identifier: Some(key_identifier(ca)),
+                authority_cert_issuer: None,
+                authority_cert_serial_number: None,
+            },
+            false,
+        ),
     ];
     let profile = |extensions: Vec<Extension>| Fixed { issuer: issuer.clone(), subject: Name::default(), extensions };
     let (from, to) = (SIGNED_AT, SIGNED_AT + 600);
