@@ -78,37 +78,52 @@ fn flip_last(s: &mut Vec<u8>) {
     s[last] ^= 1;
 }
 
+/// The tampers the vectors under `test-vectors/sigstore/` name, applied to a minted bundle.
+fn apply(variant: &str, b: &mut Value) {
+    let set = format!("{ENTRY}/inclusionPromise/signedEntryTimestamp");
+    let proof = format!("{ENTRY}/inclusionProof");
+    match variant {
+        "valid" => {}
+        "tampered-set" => b64_edit(b, &set, flip_last),
+        "integrated-time" => {
+            let t: u64 = entry(b)["integratedTime"].as_str().expect("s").parse().expect("n");
+            entry(b).insert("integratedTime".into(), json!((t + 1).to_string()));
+        }
+        "zeroed-proof" => {
+            for h in b.pointer_mut(&format!("{proof}/hashes")).and_then(Value::as_array_mut).expect("hashes") {
+                *h = json!(STANDARD.encode([0u8; 32]));
+            }
+        }
+        "wrong-root-hash" => b64_edit(b, &format!("{proof}/rootHash"), |r| r[0] ^= 1),
+        "missing-proof" => {
+            entry(b).remove("inclusionProof");
+        }
+        "relabelled-v01" => {
+            entry(b).remove("inclusionProof");
+            b["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+        }
+        other => panic!("no tamper {other:?}"),
+    }
+}
+
 /// Every tamper: the SET, proof and checkpoint rows are the ones the `sigstore` crate alone
 /// accepts (crates.md §3b); the rest it catches itself.
 fn cases() -> Vec<Case> {
-    let set = format!("{ENTRY}/inclusionPromise/signedEntryTimestamp");
     let proof = format!("{ENTRY}/inclusionProof");
     let other = |rekor: u8| {
         World { rekor: mint::key(rekor), ..World::new() }.bundle(RECEIPT, &Leaf { identity: IDENTITY, issuer: ISSUER })
     };
     let mut out = vec![
         case("valid", "PPPPPPP", |_| {}),
-        case("SET byte flipped", "PPPPPFP", |b| b64_edit(b, &set, flip_last)),
-        case("integratedTime + 1", "PPPPPFP", |b| {
-            let t: u64 = entry(b)["integratedTime"].as_str().expect("s").parse().expect("n");
-            entry(b).insert("integratedTime".into(), json!((t + 1).to_string()));
-        }),
+        case("SET byte flipped", "PPPPPFP", |b| apply("tampered-set", b)),
+        case("integratedTime + 1", "PPPPPFP", |b| apply("integrated-time", b)),
         case("SET removed", "PPPPPCP", |b| {
             entry(b).remove("inclusionPromise");
         }),
-        case("proof hashes zeroed", "PPPPPPF", |b| {
-            for h in b.pointer_mut(&format!("{proof}/hashes")).and_then(Value::as_array_mut).expect("hashes") {
-                *h = json!(STANDARD.encode([0u8; 32]));
-            }
-        }),
-        case("root hash wrong", "PPPPPPF", |b| b64_edit(b, &format!("{proof}/rootHash"), |r| r[0] ^= 1)),
-        case("proof missing", "FCCCCPF", |b| {
-            entry(b).remove("inclusionProof");
-        }),
-        case("relabelled v0.1 without proof", "PPPPPPF", |b| {
-            entry(b).remove("inclusionProof");
-            b["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
-        }),
+        case("proof hashes zeroed", "PPPPPPF", |b| apply("zeroed-proof", b)),
+        case("root hash wrong", "PPPPPPF", |b| apply("wrong-root-hash", b)),
+        case("proof missing", "FCCCCPF", |b| apply("missing-proof", b)),
+        case("relabelled v0.1 without proof", "PPPPPPF", |b| apply("relabelled-v01", b)),
         case("checkpoint signed by another key", "PPPPPPF", |b| {
             let forged = other(0x66);
             let cp = format!("{proof}/checkpoint");
@@ -310,7 +325,6 @@ fn real_npm_bundle_and_its_tampers() {
 // ------------------------------------------------------------------ the command line
 
 const CYCLE: &str = "cycles/1b03559f8f25d574c75eab8dbf6e1c9adc8af559";
-const SHA: &str = "1b03559f8f25d574c75eab8dbf6e1c9adc8af559";
 
 /// `git` in `repo` (bare), isolated from the host's configuration, with a pinned identity.
 fn git(repo: &Path, index: &Path, args: &[&str], stdin: Option<&[u8]>) -> String {
@@ -347,12 +361,12 @@ fn git_raw(repo: &Path, index: &Path, args: &[&str], stdin: Option<&[u8]>) -> Ve
 
 /// A `v1-genuine` ledger with `bundle` committed beside its round-2 receipt (a later commit,
 /// as an auditor who signs after the fact would add it).
-fn wrapped_ledger(tmp: &Path, bundle: impl FnOnce(&[u8]) -> Value) -> std::path::PathBuf {
+fn wrapped_ledger(tmp: &Path, bundle: impl FnOnce(&[u8]) -> Vec<u8>) -> std::path::PathBuf {
     let dir = support::materialize("v1-genuine", tmp);
     let audit = dir.join("audit");
     let index = tmp.join("index");
     let receipt = git_raw(&audit, &index, &["cat-file", "blob", &format!("HEAD:{CYCLE}/receipt.json")], None);
-    let b = serde_json::to_vec_pretty(&bundle(&receipt)).expect("json");
+    let b = bundle(&receipt);
     let blob = git(&audit, &index, &["hash-object", "-w", "--stdin"], Some(&b));
     git(&audit, &index, &["read-tree", "HEAD"], None);
     let path = format!("{CYCLE}/receipt.json.sigstore.json");
@@ -363,55 +377,106 @@ fn wrapped_ledger(tmp: &Path, bundle: impl FnOnce(&[u8]) -> Value) -> std::path:
     dir
 }
 
-fn receipt_cmd(dir: &Path, extra: &[&str]) -> (i32, Value) {
-    let out = support::crossverify()
-        .args(["receipt", &format!("{CYCLE}/receipt.json"), "--format", "json", "--expect-sha", SHA])
-        .arg("--science")
-        .arg(dir.join("science"))
-        .arg("--audit")
-        .arg(dir.join("audit"))
-        .args(extra)
-        .output()
-        .expect("crossverify runs");
-    let code = out.status.code().expect("exit code");
-    let v =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (code, v)
-}
-
-fn t2(report: &Value) -> Vec<(String, String)> {
-    report["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .filter(|r| r["code"].as_str().is_some_and(|c| c.starts_with("CV-T2")))
-        .map(|r| {
-            (r["code"].as_str().unwrap_or_default().to_owned(), r["outcome"].as_str().unwrap_or_default().to_owned())
-        })
-        .collect()
-}
-
-#[test]
-fn receipt_command_verifies_a_wrapped_receipt() {
-    let tmp = tempfile::tempdir().expect("tmp");
+/// The bundle file a vector's ledger variant commits beside the receipt.
+fn variant_bundle(variant: &str, receipt: &[u8]) -> Vec<u8> {
     let w = World::new();
-    let root_file = tmp.path().join("trusted_root.json");
-    std::fs::write(&root_file, serde_json::to_vec(&w.trusted_root()).expect("json")).expect("write root");
-    let dir = wrapped_ledger(tmp.path(), |r| w.bundle(r, &Leaf { identity: IDENTITY, issuer: ISSUER }));
-    let root_arg = root_file.to_string_lossy().into_owned();
-    let id = ["--trusted-root", &root_arg, "--certificate-identity", IDENTITY, "--certificate-oidc-issuer", ISSUER];
-    let (code, report) = receipt_cmd(&dir, &id);
-    let got = t2(&report);
-    assert_eq!(got.len(), 7, "{got:?}");
-    assert!(got.iter().all(|(_, o)| o == "passed"), "{got:?}");
-    assert_eq!(code, 0, "{got:?}");
-    let (code, report) = receipt_cmd(
-        &dir,
-        &["--trusted-root", &root_arg, "--certificate-identity", "x@y.invalid", "--certificate-oidc-issuer", ISSUER],
-    );
-    assert!(t2(&report).contains(&("CV-T203".into(), "failed".into())));
-    assert_eq!(code, 1);
-    let (code, report) = receipt_cmd(&dir, &[]);
-    assert!(t2(&report).iter().all(|(_, o)| o == "cantTell"), "no trusted root: inconclusive");
-    assert_eq!(code, 3);
+    let leaf = Leaf { identity: IDENTITY, issuer: ISSUER };
+    let b = match variant {
+        "malformed" => {
+            return br#"{"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json", "mediaType": "x"}"#.to_vec();
+        }
+        "other-bytes" => w.bundle(b"other bytes", &leaf),
+        v => {
+            let mut b = w.bundle(receipt, &leaf);
+            apply(v, &mut b);
+            b
+        }
+    };
+    serde_json::to_vec_pretty(&b).expect("json")
+}
+
+/// Expands `{sigstore-ledger:VARIANT/repo}` (v1-genuine with that bundle committed),
+/// `{sigstore-root:test|other-ca}` (a trusted root file) and `{vectors:PATH}`.
+fn expand(arg: &str, tmp: &Path) -> String {
+    let Some((kind, rest)) = arg.strip_prefix('{').and_then(|a| a.strip_suffix('}')).and_then(|a| a.split_once(':'))
+    else {
+        return arg.to_owned();
+    };
+    let path = match kind {
+        "sigstore-ledger" => {
+            let (variant, repo) = rest.split_once('/').expect("VARIANT/repo");
+            let dir = tmp.join(format!("ledger-{variant}"));
+            if !dir.exists() {
+                std::fs::create_dir_all(&dir).expect("dir");
+                wrapped_ledger(&dir, |r| variant_bundle(variant, r));
+            }
+            dir.join("v1-genuine").join(repo)
+        }
+        "sigstore-root" => {
+            let world = match rest {
+                "test" => World::new(),
+                "other-ca" => World { ca: mint::key(0x55), ..World::new() },
+                other => panic!("no trusted root {other:?}"),
+            };
+            let p = tmp.join(format!("{rest}-trusted_root.json"));
+            std::fs::write(&p, serde_json::to_vec_pretty(&world.trusted_root()).expect("json")).expect("write root");
+            p
+        }
+        "vectors" => support::root().join("test-vectors").join(rest),
+        other => panic!("unknown placeholder {other:?}"),
+    };
+    path.to_string_lossy().into_owned()
+}
+
+/// The vectors under `test-vectors/sigstore/` (the format of `test-vectors/checks/`, needing
+/// the `sigstore` feature): exit code, the exact failing error-level codes, and each stated
+/// result.
+#[test]
+fn every_sigstore_vector_holds() {
+    let dir = support::root().join("test-vectors/sigstore");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("vectors")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "the sigstore vectors are there");
+    let mut failures = Vec::new();
+    for f in &files {
+        let v: Value = serde_json::from_slice(&std::fs::read(f).expect("read")).expect("vector JSON");
+        let id = v["id"].as_str().expect("id");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let args: Vec<String> =
+            v["args"].as_array().expect("args").iter().map(|a| expand(a.as_str().expect("arg"), tmp.path())).collect();
+        let out = support::crossverify().args(&args).args(["--format", "json"]).output().expect("run");
+        let code = out.status.code().unwrap_or(-1);
+        let want = &v["expect"];
+        if i64::from(code) != want["exit"].as_i64().expect("exit") {
+            failures.push(format!("{id}: exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let report: Value = serde_json::from_slice(&out.stdout).expect("report JSON");
+        let results = report["results"].as_array().cloned().unwrap_or_default();
+        let failing: std::collections::BTreeSet<&str> = results
+            .iter()
+            .filter(|r| r["level"] == "error" && r["outcome"] == "failed")
+            .filter_map(|r| r["code"].as_str())
+            .collect();
+        let stated: std::collections::BTreeSet<&str> =
+            want["failing"].as_array().expect("failing").iter().filter_map(Value::as_str).collect();
+        if failing != stated {
+            failures.push(format!("{id}: failing {failing:?}, stated {stated:?}"));
+        }
+        for r in want["results"].as_array().into_iter().flatten() {
+            let hit = results.iter().any(|x| {
+                x["code"] == r["code"]
+                    && x["outcome"] == r["outcome"]
+                    && (r.get("subject").is_none() || x["subject"] == r["subject"])
+            });
+            if !hit {
+                failures.push(format!("{id}: no result {r}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

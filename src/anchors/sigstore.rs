@@ -8,124 +8,127 @@ use super::FAMILY;
 use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
 
-macro_rules! sigstore_check {
-    ($name:ident, $code:literal, $anchor:literal, $kebab:literal, $summary:literal, $what:literal, $why:literal, $example:literal) => {
-        #[doc = $summary]
-        pub static $name: Check = Check {
-            code: $code,
-            name: $kebab,
-            level: Level::Error,
-            family: &FAMILY,
-            group: None,
-            summary: $summary,
-            what: $what,
-            why: $why,
-            example: $example,
-            spec: concat!("[specs/sigstore.md#", $anchor, "](../../specs/sigstore.md#", $anchor, ")"),
-        };
-    };
-}
-
-sigstore_check!(
-    BUNDLE_WELL_FORMED,
-    "CV-T201",
-    "cv-t201",
-    "sigstore-bundle-malformed",
-    "A Sigstore bundle beside a receipt is a well-formed v0.1–v0.3 bundle",
-    "Reads `receipt.json.sigstore.json` as strict JSON (no duplicate keys, at most 1 MiB) and as a Sigstore \
+/// A Sigstore bundle beside a receipt is a well-formed v0.1–v0.3 bundle.
+pub static BUNDLE_WELL_FORMED: Check = Check {
+    code: "CV-T201",
+    name: "sigstore-bundle-malformed",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "A Sigstore bundle beside a receipt is a well-formed v0.1–v0.3 bundle",
+    what: "Reads `receipt.json.sigstore.json` as strict JSON (no duplicate keys, at most 1 MiB) and as a Sigstore \
      bundle: a known media type, exactly one leaf certificate, one signature and exactly one \
      transparency-log entry with the fields its version requires (v0.2 and later: an inclusion proof \
      with a checkpoint).",
-    "A bundle that cannot be read proves nothing about the receipt. Relabelling a v0.3 bundle as v0.1 to skip \
+    why: "A bundle that cannot be read proves nothing about the receipt. Relabelling a v0.3 bundle as v0.1 to skip \
      the inclusion proof is caught by CV-T207, which requires the proof whatever the media type says.",
-    "CV-T201 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: bundle profile: inclusion proof missing"
-);
+    example: "CV-T201 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: bundle profile: inclusion proof missing",
+    spec: "[specs/sigstore.md#cv-t201](../../specs/sigstore.md#cv-t201)",
+};
 
-sigstore_check!(
-    CERTIFICATE_TRUSTED,
-    "CV-T202",
-    "cv-t202",
-    "certificate-untrusted",
-    "The bundle's signing certificate chains to a CA of the trusted root and carries a valid SCT",
-    "Verifies the leaf certificate's chain to a certificate authority of the `--trusted-root` file at the \
+/// The bundle's signing certificate chains to a CA of the trusted root and carries a valid SCT.
+pub static CERTIFICATE_TRUSTED: Check = Check {
+    code: "CV-T202",
+    name: "certificate-untrusted",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The bundle's signing certificate chains to a CA of the trusted root and carries a valid SCT",
+    what: "Verifies the leaf certificate's chain to a certificate authority of the `--trusted-root` file at the \
      certificate's issuance time (code-signing usage), and its embedded signed certificate timestamp \
      against the trusted root's CT log keys (the `sigstore` crate).",
-    "A certificate from any other CA, or one the CT log never saw, can name any identity: nothing then ties \
+    why: "A certificate from any other CA, or one the CT log never saw, can name any identity: nothing then ties \
      the signature to the signer the policy expects.",
-    "CV-T202 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: certificate verification failed: UnknownIssuer"
-);
+    example: "CV-T202 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: certificate verification failed: UnknownIssuer",
+    spec: "[specs/sigstore.md#cv-t202](../../specs/sigstore.md#cv-t202)",
+};
 
-sigstore_check!(
-    IDENTITY_MATCHES,
-    "CV-T203",
-    "cv-t203",
-    "certificate-identity-mismatch",
-    "The signing certificate names the expected identity and OIDC issuer",
-    "Compares the certificate's subject alternative names (e-mail, URI, Sigstore other-name) with \
+/// The signing certificate names the expected identity and OIDC issuer.
+pub static IDENTITY_MATCHES: Check = Check {
+    code: "CV-T203",
+    name: "certificate-identity-mismatch",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The signing certificate names the expected identity and OIDC issuer",
+    what: "Compares the certificate's subject alternative names (e-mail, URI, Sigstore other-name) with \
      `--certificate-identity` and its Fulcio issuer extension with `--certificate-oidc-issuer`. Without both \
      options the step is `cantTell`: any holder of a certificate from the CA could have signed.",
-    "Keyless signing proves who held an OIDC token, so the identity is the whole claim: a valid bundle \
+    why: "Keyless signing proves who held an OIDC token, so the identity is the whole claim: a valid bundle \
      signed by someone else is a valid bundle about the wrong signer.",
-    "CV-T203 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: certificate's SubjectAltName does not match"
-);
+    example: "CV-T203 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: certificate's SubjectAltName does not match",
+    spec: "[specs/sigstore.md#cv-t203](../../specs/sigstore.md#cv-t203)",
+};
 
-sigstore_check!(
-    SIGNATURE_OVER_RECEIPT,
-    "CV-T204",
-    "cv-t204",
-    "bundle-signature-mismatch",
-    "The bundle's signature verifies over the receipt's bytes",
-    "Verifies the bundle's message signature with the certificate's key over the SHA-256 of the committed \
+/// The bundle's signature verifies over the receipt's bytes.
+pub static SIGNATURE_OVER_RECEIPT: Check = Check {
+    code: "CV-T204",
+    name: "bundle-signature-mismatch",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The bundle's signature verifies over the receipt's bytes",
+    what: "Verifies the bundle's message signature with the certificate's key over the SHA-256 of the committed \
      `receipt.json` bytes (for a DSSE bundle: the signature over the envelope and a subject digest equal \
      to the receipt's).",
-    "This is the only link between the bundle and the receipt: a receipt edited after signing keeps a \
+    why: "This is the only link between the bundle and the receipt: a receipt edited after signing keeps a \
      perfectly valid bundle about other bytes.",
-    "CV-T204 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: signature verification failed"
-);
+    example: "CV-T204 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: signature verification failed",
+    spec: "[specs/sigstore.md#cv-t204](../../specs/sigstore.md#cv-t204)",
+};
 
-sigstore_check!(
-    LOG_ENTRY_CONSISTENT,
-    "CV-T205",
-    "cv-t205",
-    "log-entry-inconsistent",
-    "The transparency-log entry records this signature, key and digest, within the certificate's validity",
-    "Compares the log entry's canonicalized body (a `hashedrekord` or `dsse` entry) with the bundle's \
+/// The transparency-log entry records this signature, key and digest, within the certificate's validity.
+pub static LOG_ENTRY_CONSISTENT: Check = Check {
+    code: "CV-T205",
+    name: "log-entry-inconsistent",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The transparency-log entry records this signature, key and digest, within the certificate's validity",
+    what: "Compares the log entry's canonicalized body (a `hashedrekord` or `dsse` entry) with the bundle's \
      signature, certificate and the receipt's digest, and checks that the entry's integration time lies \
      within the certificate's validity (CVE-2022-36056).",
-    "A log entry about something else proves that something else was logged; a certificate used after it \
+    why: "A log entry about something else proves that something else was logged; a certificate used after it \
      expired is not a certificate.",
-    "CV-T205 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: signature transparency materials are inconsistent"
-);
+    example: "CV-T205 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: signature transparency materials are inconsistent",
+    spec: "[specs/sigstore.md#cv-t205](../../specs/sigstore.md#cv-t205)",
+};
 
-sigstore_check!(
-    SET_VALID,
-    "CV-T206",
-    "cv-t206",
-    "signed-entry-timestamp-invalid",
-    "The log's signed entry timestamp (SET) verifies against the trusted Rekor key",
-    "Rebuilds the canonical JSON `{body, integratedTime, logID, logIndex}` of the entry and verifies the \
+/// The log's signed entry timestamp (SET) verifies against the trusted Rekor key.
+pub static SET_VALID: Check = Check {
+    code: "CV-T206",
+    name: "signed-entry-timestamp-invalid",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The log's signed entry timestamp (SET) verifies against the trusted Rekor key",
+    what: "Rebuilds the canonical JSON `{body, integratedTime, logID, logIndex}` of the entry and verifies the \
      bundle's `inclusionPromise.signedEntryTimestamp` with the trusted root's key for the entry's log id. \
      The `sigstore` crate 0.15 does not check it (sigstore-rs#285); crossverify does. A bundle without a \
      SET is `cantTell`: its integration time is then unauthenticated.",
-    "The integration time is what shows the short-lived certificate was valid when the receipt was signed; \
+    why: "The integration time is what shows the short-lived certificate was valid when the receipt was signed; \
      without the SET anyone can rewrite it.",
-    "CV-T206 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: the signed entry timestamp does not verify against the log key"
-);
+    example: "CV-T206 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: the signed entry timestamp does not verify against the log key",
+    spec: "[specs/sigstore.md#cv-t206](../../specs/sigstore.md#cv-t206)",
+};
 
-sigstore_check!(
-    INCLUSION_PROVEN,
-    "CV-T207",
-    "cv-t207",
-    "inclusion-proof-invalid",
-    "The inclusion proof places the entry in a log tree whose checkpoint the trusted Rekor key signed",
-    "Hashes the entry body as an RFC 6962 leaf, folds it with the proof's hashes up to the root, and checks \
+/// The inclusion proof places the entry in a log tree whose checkpoint the trusted Rekor key signed.
+pub static INCLUSION_PROVEN: Check = Check {
+    code: "CV-T207",
+    name: "inclusion-proof-invalid",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The inclusion proof places the entry in a log tree whose checkpoint the trusted Rekor key signed",
+    what: "Hashes the entry body as an RFC 6962 leaf, folds it with the proof's hashes up to the root, and checks \
      that root and tree size against the checkpoint (a signed note) whose signature verifies with the \
      trusted root's Rekor key. A missing proof or checkpoint fails, whatever the media type. The `sigstore` \
      crate 0.15 does not check the proof (sigstore-rs#285); crossverify does.",
-    "The proof is what makes the signature public: an entry that is not in the log could have been signed \
+    why: "The proof is what makes the signature public: an entry that is not in the log could have been signed \
      privately, and its owner could show it to one verifier and not another.",
-    "CV-T207 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: the inclusion proof does not verify: mismatched root"
-);
+    example: "CV-T207 failed cycles/9c604cba4273-r1/receipt.json.sigstore.json: the inclusion proof does not verify: mismatched root",
+    spec: "[specs/sigstore.md#cv-t207](../../specs/sigstore.md#cv-t207)",
+};
 
 /// Checks owned by this module.
 pub static CHECKS: &[&Check] = &[
@@ -263,4 +266,43 @@ pub fn unreadable(subject: &str, why: &str) -> Vec<CheckResult> {
 
 fn all(subject: &str, outcome: Outcome, why: &str) -> Vec<CheckResult> {
     CHECKS.iter().map(|c| CheckResult::new(*c, outcome, subject, why)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcomes(anchor: &Anchor) -> Vec<Outcome> {
+        check_bundle(anchor, "cycles/a/receipt.json.sigstore.json", b"{}", [0; 32]).iter().map(|r| r.outcome).collect()
+    }
+
+    /// A default build never passes a wrapped receipt: every step says why it did not run.
+    #[cfg(not(feature = "sigstore"))]
+    #[test]
+    fn without_the_feature_every_step_is_untested() {
+        let anchor = Options::default().load().expect("no root to read");
+        assert_eq!(outcomes(&anchor), vec![Outcome::Untested; CHECKS.len()]);
+        let r = check_bundle(&anchor, "s", b"{}", [0; 32]);
+        assert!(r.iter().all(|r| r.message.contains("built without the sigstore feature")), "{r:?}");
+    }
+
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn without_a_trusted_root_every_step_is_cant_tell() {
+        let anchor = Options::default().load().expect("no root to read");
+        assert_eq!(outcomes(&anchor), vec![Outcome::CantTell; CHECKS.len()]);
+    }
+
+    #[test]
+    fn identity_and_issuer_go_together() {
+        let o = Options { identity: Some("a@b.invalid".into()), ..Options::default() };
+        assert!(o.load().is_err());
+    }
+
+    #[test]
+    fn an_unreadable_bundle_fails_only_the_format_check() {
+        let r = unreadable("s", "why");
+        assert_eq!(r.iter().filter(|r| r.outcome == Outcome::Failed).count(), 1);
+        assert_eq!(r[0].code, BUNDLE_WELL_FORMED.code);
+    }
 }
