@@ -480,3 +480,51 @@ fn every_sigstore_vector_holds() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The minted files committed for the fuzz property and its seeds (`fuzz/corpus/sigstore_bundle/`,
+/// `test-vectors/sigstore/minted/`) are what the minter writes today (`CROSSVERIFY_UPDATE_SIGSTORE=1`
+/// rewrites them); the fuzz property holds on every seed.
+#[test]
+fn minted_files_are_current_and_seeds_hold() {
+    let w = World::new();
+    let leaf = Leaf { identity: IDENTITY, issuer: ISSUER };
+    let genuine = w.bundle(crossverify::fuzzing::SIGSTORE_FUZZ_ARTIFACT, &leaf);
+    let mut tampered = genuine.clone();
+    apply("tampered-set", &mut tampered);
+    let mut no_proof = genuine.clone();
+    apply("relabelled-v01", &mut no_proof);
+    let files = [
+        (files_root(), w.trusted_root()),
+        ("fuzz/corpus/sigstore_bundle/genuine", genuine),
+        ("fuzz/corpus/sigstore_bundle/tampered-set", tampered),
+        ("fuzz/corpus/sigstore_bundle/relabelled-v01", no_proof),
+    ];
+    let update = std::env::var_os("CROSSVERIFY_UPDATE_SIGSTORE").is_some();
+    for (rel, value) in files {
+        let path = support::root().join(rel);
+        let want = serde_json::to_string_pretty(&value).expect("json") + "\n";
+        if update {
+            std::fs::write(&path, &want).expect("write minted file");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            have, want,
+            "{rel} is stale: CROSSVERIFY_UPDATE_SIGSTORE=1 cargo test --features sigstore --test sigstore"
+        );
+    }
+    let genuine = std::fs::read(support::root().join("fuzz/corpus/sigstore_bundle/genuine")).expect("genuine seed");
+    let root =
+        TrustedRoot::parse(&std::fs::read(support::root().join(files_root())).expect("root")).expect("root parses");
+    let v = verify(&genuine, Artifact::of(crossverify::fuzzing::SIGSTORE_FUZZ_ARTIFACT), &root, Some(&policy()));
+    assert_eq!(letters(&v), "PPPPPPP", "the genuine seed verifies");
+    for e in std::fs::read_dir(support::root().join("fuzz/corpus/sigstore_bundle")).expect("seeds") {
+        let p = e.expect("seed").path();
+        let data = std::fs::read(&p).expect("read seed");
+        let r = std::panic::catch_unwind(|| crossverify::fuzzing::sigstore_bundle(&data));
+        assert!(r.is_ok(), "seed {} fails the sigstore_bundle property", p.display());
+    }
+}
+
+fn files_root() -> &'static str {
+    "test-vectors/sigstore/minted/trusted_root.json"
+}
