@@ -42,7 +42,7 @@ fn root_of(v: &Value) -> TrustedRoot {
 
 const RECEIPT: &[u8] = b"{\"verdict\": \"PASS\"}\n";
 
-fn b64_edit(v: &mut Value, pointer: &str, f: impl FnOnce(&mut Vec<u8>)) {
+fn b64_edit(v: &mut Value, pointer: &str, f: impl FnOnce(&mut [u8])) {
     let slot = v.pointer_mut(pointer).unwrap_or_else(|| panic!("{pointer} present"));
     let mut bytes = STANDARD.decode(slot.as_str().expect("string")).expect("base64");
     f(&mut bytes);
@@ -73,7 +73,7 @@ fn case(name: &'static str, want: &'static str, edit: impl FnOnce(&mut Value)) -
     Case { name, bundle, artifact: RECEIPT, policy: Some(policy()), root: w.trusted_root(), want }
 }
 
-fn flip_last(s: &mut Vec<u8>) {
+fn flip_last(s: &mut [u8]) {
     let last = s.len() - 1;
     s[last] ^= 1;
 }
@@ -238,7 +238,7 @@ fn python_sigstore_decides_as_crossverify() {
 fn reason(stderr: &str) -> String {
     let words: Vec<&str> = stderr
         .split_whitespace()
-        .filter(|w| !(w.starts_with('[') && w.ends_with(']')) && !w.contains(".py:"))
+        .filter(|w| !(w.contains(".py:") || (w.starts_with('[') && w.ends_with(']'))))
         .collect();
     let text = words.join(" ");
     let last = text.rsplit_once("ERROR ").map_or(text.as_str(), |(_, t)| t);
