@@ -78,7 +78,7 @@ fn flip_last(s: &mut [u8]) {
     s[last] ^= 1;
 }
 
-/// The tampers the vectors under `test-vectors/sigstore/` name, applied to a minted bundle.
+/// The tampers the `sigstore` vectors name, applied to a minted bundle.
 fn apply(variant: &str, b: &mut Value) {
     let set = format!("{ENTRY}/inclusionPromise/signedEntryTimestamp");
     let proof = format!("{ENTRY}/inclusionProof");
@@ -428,22 +428,17 @@ fn expand(arg: &str, tmp: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The vectors under `test-vectors/sigstore/` (the format of `test-vectors/checks/`, needing
-/// the `sigstore` feature): exit code, the exact failing error-level codes, and each stated
-/// result.
+/// The vectors of `test-vectors/checks/` that need the `sigstore` feature (`"features":
+/// ["sigstore"]`, skipped by `tests/vectors.rs`): exit code, the exact failing error-level
+/// codes, and each stated result.
 #[test]
 fn every_sigstore_vector_holds() {
-    let dir = support::root().join("test-vectors/sigstore");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("vectors")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "the sigstore vectors are there");
+    let vectors: Vec<support::Vector> =
+        support::load_vectors().into_iter().filter(|v| v.features.iter().any(|f| f == "sigstore")).collect();
+    assert!(vectors.len() >= 10, "the sigstore vectors are there");
     let mut failures = Vec::new();
-    for f in &files {
-        let v: Value = serde_json::from_slice(&std::fs::read(f).expect("read")).expect("vector JSON");
+    for sv in &vectors {
+        let v: Value = serde_json::from_slice(&std::fs::read(&sv.path).expect("read")).expect("vector JSON");
         let id = v["id"].as_str().expect("id");
         let tmp = tempfile::tempdir().expect("tmp");
         let args: Vec<String> =
