@@ -450,6 +450,13 @@ fn every_sigstore_vector_holds() {
             failures.push(format!("{id}: exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
             continue;
         }
+        if code == 2 {
+            let want = want["stderr"].as_str().expect("an exit-2 vector states expect.stderr");
+            if !String::from_utf8_lossy(&out.stderr).contains(want) {
+                failures.push(format!("{id}: stderr lacks {want:?}: {}", String::from_utf8_lossy(&out.stderr)));
+            }
+            continue;
+        }
         let report: Value = serde_json::from_slice(&out.stdout).expect("report JSON");
         let results = report["results"].as_array().cloned().unwrap_or_default();
         let failing: std::collections::BTreeSet<&str> = results
