@@ -332,3 +332,39 @@ pub fn crossexam_bus(data: &[u8]) {
         assert!(first.results.iter().any(|r| r.code == c.code), "{} yields no result", c.code);
     }
 }
+
+/// The artifact the `sigstore_bundle` seeds sign.
+#[cfg(feature = "sigstore")]
+pub const SIGSTORE_FUZZ_ARTIFACT: &[u8] = b"crossverify fuzz receipt\n";
+
+/// `sigstore_bundle`: any bytes, read as a Sigstore bundle over [`SIGSTORE_FUZZ_ARTIFACT`] and
+/// verified against the minted test trusted root (`test-vectors/sigstore/minted/`), give a
+/// verdict without a panic, the same twice; a verdict that passes every step is the genuine
+/// seed's (the same signature, certificate and log entry: a forgery would have to break ECDSA).
+/// The same bytes read as a trusted root give a root or an error.
+#[cfg(feature = "sigstore")]
+pub fn sigstore_bundle(data: &[u8]) {
+    use crate::trust::sigstore::{Artifact, Policy, Step, TrustedRoot, verify};
+    let _ = TrustedRoot::parse(data);
+    let root = TrustedRoot::parse(include_bytes!("../test-vectors/sigstore/minted/trusted_root.json"))
+        .expect("the committed test trusted root parses");
+    let policy =
+        Policy { identity: "receipts@crossverify.invalid".into(), issuer: "https://issuer.crossverify.invalid".into() };
+    let first = verify(data, Artifact::of(SIGSTORE_FUZZ_ARTIFACT), &root, Some(&policy));
+    let second = verify(data, Artifact::of(SIGSTORE_FUZZ_ARTIFACT), &root, Some(&policy));
+    assert_eq!(first, second, "verification is a function of the bytes");
+    let steps = [&first.bundle, &first.certificate, &first.identity, &first.signature, &first.log_entry, &first.set];
+    if steps.iter().all(|s| **s == Step::Passed) && first.inclusion == Step::Passed {
+        let genuine: &[u8] = include_bytes!("../fuzz/corpus/sigstore_bundle/genuine");
+        let signed = |b: &[u8]| {
+            let v = json::to_serde(&json::parse(b).expect("a verified bundle is JSON"));
+            [
+                "/messageSignature/signature",
+                "/verificationMaterial/certificate/rawBytes",
+                "/verificationMaterial/tlogEntries/0/canonicalizedBody",
+            ]
+            .map(|p| v.pointer(p).cloned())
+        };
+        assert_eq!(signed(data), signed(genuine), "only the genuine signature, certificate and entry verify");
+    }
+}

@@ -23,6 +23,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod anchors;
 pub mod checks;
 pub mod crossaudit;
 pub mod crossexam;

@@ -40,6 +40,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
             Err(e) => return Err(Error::Usage(e.to_string())),
         }
     }
+    let anchor = opts.sigstore.load().map_err(Error::Usage)?;
     let run = run(opts, ctx)?;
     wrong_science(opts, &run)?;
     let admissions: Vec<Admission> = run
@@ -52,6 +53,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     inputs(&mut report, opts, &run.ledger);
     identities(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
+    report.results.extend(super::sigstore_receipt::results(&run.ledger, run.ledger.cycles.iter(), &anchor));
     report.finish();
     let records = lifecycle::records(&run.ledger, &run.facts);
     let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
@@ -159,6 +161,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
             "name the receipt, or give --expect-sha to verify the latest receipt of that commit".into(),
         ));
     }
+    let anchor = opts.sigstore.load().map_err(Error::Usage)?;
     let (run, placed) = run_with(opts, ctx, given.as_ref())?;
     wrong_science(opts, &run)?;
     let head = verify::short(&run.ledger.audit_head.to_string());
@@ -206,6 +209,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
             .cloned(),
     );
     report.results.extend(given_results);
+    report.results.extend(super::sigstore_receipt::results(&run.ledger, std::iter::once(cycle), &anchor));
     if let Some(r) = &run.facts[idx].receipt {
         report.input("receiptFileSha256", r.file_sha256.hex());
         report.input("receiptCanonicalSha256", r.canonical_sha256.hex());

@@ -40,6 +40,7 @@ mod replay;
 pub mod report_md;
 mod rounds;
 pub mod scope;
+mod sigstore_receipt;
 pub mod stats_input;
 pub mod substitute;
 pub mod synthesis;

@@ -7,4 +7,6 @@
 
 pub mod dsse;
 pub mod ed25519;
+#[cfg(feature = "sigstore")]
+pub mod sigstore;
 mod wire;

@@ -77,6 +77,9 @@ pub struct Vector {
     /// A fragment the error message must contain (`expect.stderr`, exit 2 only).
     pub stderr: Option<String>,
     pub path: std::path::PathBuf,
+    /// Cargo features the vector needs (`features`); such vectors are run by their feature's
+    /// own test (`tests/sigstore.rs` for `sigstore`), not by `tests/vectors.rs`.
+    pub features: Vec<String>,
 }
 
 pub fn load_vectors() -> Vec<Vector> {
@@ -102,6 +105,7 @@ pub fn load_vectors() -> Vec<Vector> {
                 failing: v["expect"].get("failing").map(strs),
                 stderr: v["expect"]["stderr"].as_str().map(str::to_owned),
                 path: p.clone(),
+                features: v.get("features").map(strs).unwrap_or_default(),
             }
         })
         .collect()

@@ -111,6 +111,8 @@ enum Command {
         /// A previously seen audit head that must still be an ancestor (detects rewritten history).
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
+        #[command(flatten)]
+        sigstore: SigstoreArgs,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     #[command(after_help = help!(
@@ -145,6 +147,8 @@ enum Command {
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
+        #[command(flatten)]
+        sigstore: SigstoreArgs,
     },
     #[command(after_help = help!(
         "crossverify bundle bundle.json --repo . --trust-store trust-store.json",
@@ -288,6 +292,31 @@ impl PosLive {
     }
 }
 
+/// Receipts wrapped in Sigstore bundles (`<cycle>/receipt.json.sigstore.json`), verified offline.
+#[derive(clap::Args, Debug)]
+struct SigstoreArgs {
+    /// Sigstore trusted root (`trusted_root.json`) the bundles must chain to; without it a bundle
+    /// is inconclusive.
+    #[arg(long, value_name = "FILE")]
+    trusted_root: Option<PathBuf>,
+    /// Identity the signing certificate must name (an e-mail address or URI).
+    #[arg(long, value_name = "SAN", requires = "certificate_oidc_issuer")]
+    certificate_identity: Option<String>,
+    /// OIDC issuer the signing certificate must name.
+    #[arg(long, value_name = "URL", requires = "certificate_identity")]
+    certificate_oidc_issuer: Option<String>,
+}
+
+impl SigstoreArgs {
+    fn options(&self) -> crossverify::anchors::sigstore::Options {
+        crossverify::anchors::sigstore::Options {
+            trusted_root: self.trusted_root.clone(),
+            identity: self.certificate_identity.clone(),
+            issuer: self.certificate_oidc_issuer.clone(),
+        }
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum Dialect {
     Auto,
@@ -389,15 +418,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, sigstore } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
+            o.sigstore = sigstore.options();
             crossaudit::ledger(&o, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
+        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev, sigstore } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
@@ -406,6 +436,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_repo.clone_from(expect_repo);
             let record = consumed.as_deref().map(read_consumed).transpose()?;
             o.consumed = record.as_ref().map(|r| r.ids.clone());
+            o.sigstore = sigstore.options();
             let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
             if let Some(r) = &record {
                 report.input("consumed", r.describe());
