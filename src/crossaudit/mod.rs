@@ -23,6 +23,7 @@ mod check_i6_severity;
 mod check_i7_binding;
 mod check_i7_science;
 mod check_i8_admission;
+mod check_signed;
 pub mod checks;
 mod commands;
 pub mod config;
@@ -101,6 +102,9 @@ fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
     }
     if let Some(s) = &opts.expect_repo {
         report.input("expectRepo", s.clone());
+    }
+    if let Some(p) = &opts.allowed_signers {
+        report.input("allowedSigners", p.display().to_string());
     }
 }
 

@@ -77,6 +77,10 @@ enum Command {
         /// A previously seen audit head that must still be an ancestor (detects rewritten history).
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
+        /// Allowed-signers file (git's gpg.ssh.allowedSignersFile format): every ledger commit
+        /// must carry an SSH signature by a key it allows for the committer (CV-T001–CV-T004).
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     Receipt {
@@ -106,6 +110,9 @@ enum Command {
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
+        /// Allowed-signers file: every ledger commit must be signed by a key it allows.
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
     },
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
     Stats {
@@ -193,15 +200,26 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, allowed_signers } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
+            o.allowed_signers.clone_from(allowed_signers);
             crossaudit::ledger(&o, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
+        Command::Receipt {
+            receipt,
+            science,
+            audit,
+            expect_sha,
+            expect_repo,
+            admit,
+            consumed,
+            audit_rev,
+            allowed_signers,
+        } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
@@ -209,6 +227,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
             o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
+            o.allowed_signers.clone_from(allowed_signers);
             crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
