@@ -124,7 +124,7 @@ fn stats(report: &mut Report, run: &Run) {
 }
 
 /// `crossverify demo`: writes the built-in demo ledger ([`mod@demo`], minted from
-/// `ledger-fixtures/demo.toml`; with gix, no git CLI, no network) to a temporary directory and
+/// `ledger-fixtures/demo-signed.toml`; with gix, no git CLI, no network) to a temporary directory and
 /// verifies it like `crossverify ledger`.
 ///
 /// # Errors
@@ -137,11 +137,13 @@ pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
     demo::unpack(dir.path()).map_err(Error::Usage)?;
     let mut opts = Options::new(&dir.path().join("audit"));
     opts.science = Some(dir.path().join("science"));
+    opts.allowed_signers = Some(dir.path().join("allowed_signers"));
     let mut report = ledger(&opts, ctx)?;
     report.command = "demo".into();
     // The ledger lives in a temporary directory; name it by what it is so output is stable.
     report.input("audit", "<built-in demo>/audit");
     report.input("science", "<built-in demo>/science");
-    report.input("scenario", "ledger-fixtures/demo.toml");
+    report.input("allowedSigners", "<built-in demo>/allowed_signers");
+    report.input("scenario", "ledger-fixtures/demo-signed.toml");
     Ok(report)
 }
