@@ -169,10 +169,10 @@ pub fn commit_signature(mode: Mode, payload: &[u8]) -> Option<String> {
             Some(TestKey::auditor().sshsig(&other, "git"))
         }
         Mode::Unsigned => None,
-        Mode::OpenPgp => Some(armor("PGP SIGNATURE", &Sha512::digest(payload)).replace(
-            "-----BEGIN PGP SIGNATURE-----\n",
-            "-----BEGIN PGP SIGNATURE-----\n\n",
-        )),
+        Mode::OpenPgp => Some(
+            armor("PGP SIGNATURE", &Sha512::digest(payload))
+                .replace("-----BEGIN PGP SIGNATURE-----\n", "-----BEGIN PGP SIGNATURE-----\n\n"),
+        ),
     }
 }
 

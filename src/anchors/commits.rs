@@ -171,10 +171,15 @@ pub fn verify_commit(c: &CommitSignature, signers: &AllowedSigners) -> Verdict {
         Armor::Ssh => {}
         Armor::OpenPgp | Armor::X509 => {
             return Verdict::NotVerified {
-                reason: format!("{} signature present, not verified (crossverify verifies SSH signatures only)", Armor::of(armored).as_str()),
+                reason: format!(
+                    "{} signature present, not verified (crossverify verifies SSH signatures only)",
+                    Armor::of(armored).as_str()
+                ),
             };
         }
-        Armor::Unknown => return Verdict::Bad { reason: "the signature header holds no recognised signature block".into() },
+        Armor::Unknown => {
+            return Verdict::Bad { reason: "the signature header holds no recognised signature block".into() };
+        }
     }
     let sig = match sshsig::parse_armored(armored) {
         Ok(s) => s,
@@ -242,7 +247,9 @@ pub fn check_history(
         let detail = match &verdict {
             Verdict::Allowed { fingerprint, line } => format!("{fingerprint} (line {line})"),
             Verdict::UnknownKey { fingerprint } => fingerprint.clone(),
-            Verdict::OtherPrincipal { fingerprint, lines } => format!("{fingerprint} (listed on line(s) {})", join(lines)),
+            Verdict::OtherPrincipal { fingerprint, lines } => {
+                format!("{fingerprint} (listed on line(s) {})", join(lines))
+            }
             Verdict::Excluded { fingerprint, reason } => format!("{fingerprint}: {reason}"),
             Verdict::Bad { reason } | Verdict::NotVerified { reason } => reason.clone(),
             Verdict::Unsigned => String::new(),
@@ -279,7 +286,13 @@ pub fn check_history(
     let table = Table {
         id: "signatures".into(),
         title: format!("Commit signatures ({label} repository)"),
-        columns: vec!["commit".into(), "committer".into(), "signature".into(), "key or reason".into(), "git verify-commit".into()],
+        columns: vec![
+            "commit".into(),
+            "committer".into(),
+            "signature".into(),
+            "key or reason".into(),
+            "git verify-commit".into(),
+        ],
         rows,
         note: Some(
             "`git verify-commit` accepts a key allowed for any principal; crossverify requires the committer's. \
@@ -313,8 +326,12 @@ fn results_for(label: &str, sig: &CommitSignature, v: &Verdict, out: &mut Vec<Ch
     match v {
         Verdict::Allowed { .. } => counts[2] += 1,
         Verdict::UnknownKey { fingerprint } => out.push(
-            res(&ALLOWED, Outcome::Failed, format!("signed by {fingerprint} (unknown key: not in the allowed-signers file)"))
-                .with("key", fingerprint.clone()),
+            res(
+                &ALLOWED,
+                Outcome::Failed,
+                format!("signed by {fingerprint} (unknown key: not in the allowed-signers file)"),
+            )
+            .with("key", fingerprint.clone()),
         ),
         Verdict::OtherPrincipal { fingerprint, lines } => out.push(
             res(
@@ -329,7 +346,8 @@ fn results_for(label: &str, sig: &CommitSignature, v: &Verdict, out: &mut Vec<Ch
             .with("key", fingerprint.clone()),
         ),
         Verdict::Excluded { fingerprint, reason } => out.push(
-            res(&ALLOWED, Outcome::Failed, format!("signed by {fingerprint}: {reason}")).with("key", fingerprint.clone()),
+            res(&ALLOWED, Outcome::Failed, format!("signed by {fingerprint}: {reason}"))
+                .with("key", fingerprint.clone()),
         ),
         Verdict::Bad { .. } | Verdict::NotVerified { .. } | Verdict::Unsigned => {}
     }

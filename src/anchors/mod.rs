@@ -6,7 +6,6 @@
 
 pub mod commits;
 
-
 use crate::checks::{Family, no_group, prefix_and_digits};
 use crate::report::Tone;
 
@@ -19,9 +18,15 @@ pub static FAMILY: Family = Family {
     group_label: None,
     group_ok: no_group,
     sources: &[
-        ("PROTOCOL.sshsig", "PROTOCOL.sshsig: [OpenSSH's SSH signature format](https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.sshsig)"),
+        (
+            "PROTOCOL.sshsig",
+            "PROTOCOL.sshsig: [OpenSSH's SSH signature format](https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.sshsig)",
+        ),
         ("ssh-keygen(1)", "ssh-keygen(1): [ALLOWED SIGNERS](https://man.openbsd.org/ssh-keygen#ALLOWED_SIGNERS)"),
-        ("DSSE", "DSSE: [the Dead Simple Signing Envelope protocol](https://github.com/secure-systems-lab/dsse/blob/master/protocol.md)"),
+        (
+            "DSSE",
+            "DSSE: [the Dead Simple Signing Envelope protocol](https://github.com/secure-systems-lab/dsse/blob/master/protocol.md)",
+        ),
     ],
     tones: &[
         ("allowed", Tone::Good),

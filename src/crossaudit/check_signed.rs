@@ -45,7 +45,11 @@ pub(super) fn check(
 pub(super) fn deployed(opts: &Options, commit: Option<String>) -> Result<(Vec<CheckResult>, Option<View>), Error> {
     let signers = load(opts)?;
     let (Some(signers), Some(commit)) = (signers, commit) else {
-        let why = if opts.allowed_signers.is_some() { "a directory ledger has no commits" } else { "no --allowed-signers file given" };
+        let why = if opts.allowed_signers.is_some() {
+            "a directory ledger has no commits"
+        } else {
+            "no --allowed-signers file given"
+        };
         let results = commits::CHECKS
             .iter()
             .map(|c| CheckResult::new(*c, crate::report::Outcome::Inapplicable, "commit signatures", why))

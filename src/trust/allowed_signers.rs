@@ -226,8 +226,7 @@ fn token(s: &str) -> Option<(String, &str)> {
     }
     let tok = s.get(..end)?;
     let rest = s.get(end..)?;
-    let tok = if tok.len() >= 2 && tok.starts_with('"') && tok.ends_with('"') && !tok[1..tok.len() - 1].contains('"')
-    {
+    let tok = if tok.len() >= 2 && tok.starts_with('"') && tok.ends_with('"') && !tok[1..tok.len() - 1].contains('"') {
         tok[1..tok.len() - 1].to_owned()
     } else {
         tok.to_owned()
@@ -308,7 +307,10 @@ impl AllowedSigners {
         let mut excluded = None;
         for e in listing.iter().filter(|e| match_pattern_list(principal, &e.principals)) {
             let reason = if e.namespaces.as_deref().is_some_and(|n| !match_pattern_list(namespace, n)) {
-                Some(format!("namespace {namespace:?} is not in namespaces=\"{}\"", e.namespaces.as_deref().unwrap_or("")))
+                Some(format!(
+                    "namespace {namespace:?} is not in namespaces=\"{}\"",
+                    e.namespaces.as_deref().unwrap_or("")
+                ))
             } else if e.valid_after.is_some_and(|t| time < t) {
                 Some("signed before the key's valid-after time".to_owned())
             } else if e.valid_before.is_some_and(|t| time > t) {
@@ -372,7 +374,8 @@ mod tests {
     #[test]
     fn unsupported_lines_are_kept_and_never_allow() {
         let a = key(1);
-        let text = format!("lab@example.invalid cert-authority {}\nx@y valid-before=\"20300101\" {}\n", line(&a), line(&a));
+        let text =
+            format!("lab@example.invalid cert-authority {}\nx@y valid-before=\"20300101\" {}\n", line(&a), line(&a));
         let s = parse(&text).expect("parses");
         assert_eq!(s.unsupported().count(), 2);
         assert_eq!(s.decide(&a, "lab@example.invalid", "git", 0), Decision::Unknown);
