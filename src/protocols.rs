@@ -17,7 +17,7 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]),
     (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
-    (&crate::anchors::FAMILY, &[crate::anchors::commits::CHECKS]),
+    (&crate::anchors::FAMILY, &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS]),
 ];
 
 /// Every registered check, sorted by code.

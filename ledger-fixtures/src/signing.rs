@@ -83,6 +83,12 @@ impl TestKey {
         TestKey::named("stranger")
     }
 
+    /// The 32-byte seed (the private key).
+    #[must_use]
+    pub fn seed(&self) -> [u8; 32] {
+        self.key.to_bytes()
+    }
+
     /// The 32-byte public key.
     #[must_use]
     pub fn public_bytes(&self) -> [u8; 32] {

@@ -5,6 +5,7 @@
 //! protocols call it (CrossAudit for its audit commits).
 
 pub mod commits;
+pub mod reports;
 
 use crate::checks::{Family, no_group, prefix_and_digits};
 use crate::report::Tone;

@@ -43,6 +43,13 @@ struct Global {
     /// No progress bars or notes on standard error.
     #[arg(long, short, global = true, help_heading = "Global options")]
     quiet: bool,
+    /// Sign the report with this OpenSSH Ed25519 private key (as `ssh-keygen -t ed25519 -N ''`
+    /// writes it) and write the DSSE envelope to --attestation (`crossverify attest` checks it).
+    #[arg(long, global = true, value_name = "KEYFILE", requires = "attestation", help_heading = "Global options")]
+    sign_report: Option<PathBuf>,
+    /// Where --sign-report writes the signed report (an in-toto statement in a DSSE envelope).
+    #[arg(long, global = true, value_name = "PATH", requires = "sign_report", help_heading = "Global options")]
+    attestation: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -130,6 +137,19 @@ enum Command {
         /// Revision of the science repository (default HEAD; use the freeze head).
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
+    },
+    /// Check a signed report (--sign-report): its signature by the trusted key and, with
+    /// --replay, that re-running the recorded command gives the same report byte for byte.
+    Attest {
+        /// The DSSE envelope written by --attestation.
+        envelope: PathBuf,
+        /// The signer's OpenSSH Ed25519 public key (`ssh-ed25519 AAAA…`).
+        #[arg(long, value_name = "PUBKEYFILE")]
+        trusted_key: PathBuf,
+        /// Re-run the recorded command on the recorded inputs (paths as recorded, relative to the
+        /// current directory) and compare the reports byte for byte.
+        #[arg(long)]
+        replay: bool,
     },
     /// List every check code with its level and summary.
     Checks,
@@ -240,6 +260,11 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             };
             crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
         }
+        Command::Attest { envelope, trusted_key, replay } => {
+            let replayer = |args: &[String]| replay_run(args);
+            let replayer: crossverify::attest::Replayer<'_> = &replayer;
+            crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+        }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
     };
@@ -248,8 +273,15 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         // the exit code.
         report.hints.informational = true;
     }
+    if cli.global.sign_report.is_some() {
+        let invocation = crossverify::attest::invocation(std::env::args_os().skip(1))?;
+        crossverify::attest::record(&mut report, &invocation);
+    }
     crossverify::protocols::describe(&mut report);
     bar.clear();
+    if let (Some(key), Some(path)) = (&cli.global.sign_report, &cli.global.attestation) {
+        crossverify::attest::write_attestation(&report, key, path)?;
+    }
     emit(&report, &cli.global)?;
     Ok(report.exit_code())
 }
@@ -344,6 +376,23 @@ fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<Strin
         set.insert(id.to_ascii_lowercase());
     }
     Ok(set)
+}
+
+/// Runs a recorded invocation again, as a fresh `crossverify` process writing its JSON report
+/// to a pipe, so the replay goes through exactly the argument parsing and command code of a
+/// normal run; `Err` when it could not run (exit 2: moved or unreadable inputs).
+fn replay_run(args: &[String]) -> Result<Report, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("locating the crossverify binary: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("running the recorded command: {e}"))?;
+    if !matches!(out.status.code(), Some(0 | 1 | 3)) {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("reading the replayed report: {e}"))
 }
 
 fn terminal_width() -> Option<u16> {
