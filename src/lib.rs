@@ -23,6 +23,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod anchors;
+pub mod attest;
 pub mod checks;
 pub mod crossaudit;
 pub mod foundation;
