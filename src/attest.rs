@@ -140,14 +140,14 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
             reports::replay_result(&envelope.payload, replayed, &subject)
         }
     });
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&envelope.payload) {
-        if let Some(p) = v.get("predicate") {
-            let pick = |k: &str| p.get(k).cloned().unwrap_or(serde_json::Value::Null);
-            report.section(
-                "attested",
-                serde_json::json!({"command": pick("command"), "outcome": pick("outcome"), "summary": pick("summary"), "subject": v.get("subject").cloned()}),
-            );
-        }
+    let statement = crate::json::parse(&envelope.payload).ok().map(|v| crate::json::to_serde(&v));
+    if let Some(p) = statement.as_ref().and_then(|v| v.get("predicate")) {
+        let pick = |k: &str| p.get(k).cloned().unwrap_or(serde_json::Value::Null);
+        let subject = statement.as_ref().and_then(|v| v.get("subject")).cloned();
+        report.section(
+            "attested",
+            serde_json::json!({"command": pick("command"), "outcome": pick("outcome"), "summary": pick("summary"), "subject": subject}),
+        );
     }
     report.finish();
     Ok(report)

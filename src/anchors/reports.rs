@@ -205,7 +205,7 @@ pub fn replay_result(signed: &[u8], replayed: Result<Vec<u8>, String>, subject: 
         )
         .with("bytes", signed.len());
     }
-    let parse = |b: &[u8]| serde_json::from_slice::<Value>(b).ok();
+    let parse = |b: &[u8]| crate::json::parse(b).ok().map(|v| crate::json::to_serde(&v));
     let pointer = match (parse(signed), parse(&replayed)) {
         (Some(a), Some(b)) => {
             first_difference(&a, &b, String::new()).unwrap_or_else(|| "(same JSON, other bytes)".into())
