@@ -138,8 +138,10 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
-    /// Check a signed report (--sign-report): its signature by the trusted key and, with
-    /// --replay, that re-running the recorded command gives the same report byte for byte.
+    /// Check a signed report (--sign-report): its signature; with --replay, its re-derivation.
+    ///
+    /// With --replay the recorded command runs again on the recorded inputs and the two
+    /// reports are compared byte for byte.
     Attest {
         /// The DSSE envelope written by --attestation.
         envelope: PathBuf,
