@@ -49,6 +49,19 @@ fn outcome(report: &Value, code: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Signs `explain CODE`, run in `cwd`, with `key` into `att`.
+fn sign_explain(cwd: &Path, code: &str, key: &Path, att: &Path) {
+    let out = support::crossverify()
+        .current_dir(cwd)
+        .args(["explain", code, "--sign-report"])
+        .arg(key)
+        .arg("--attestation")
+        .arg(att)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn payload(envelope: &Path) -> Value {
     let env = Envelope::parse(&std::fs::read(envelope).expect("read envelope")).expect("envelope");
     serde_json::from_slice(&env.payload).expect("payload JSON")
@@ -106,14 +119,7 @@ fn a_wrong_key_or_a_changed_byte_fails_the_signature() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (key, _) = write_keys(tmp.path());
     let att = tmp.path().join("a.json");
-    let out = support::crossverify()
-        .args(["explain", "CV-T101", "--sign-report"])
-        .arg(&key)
-        .arg("--attestation")
-        .arg(&att)
-        .output()
-        .expect("runs");
-    assert!(out.status.success());
+    sign_explain(tmp.path(), "CV-T101", &key, &att);
     let stranger = tmp.path().join("stranger.pub");
     std::fs::write(&stranger, TestKey::stranger().public_openssh()).expect("write");
     let (code, r) = run(tmp.path(), &["attest", &att.to_string_lossy(), "--trusted-key", &stranger.to_string_lossy()]);
@@ -166,14 +172,7 @@ fn securesystemslib_verifies_our_envelopes_and_attest_verifies_its_own() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (key, public) = write_keys(tmp.path());
     let att = tmp.path().join("a.json");
-    let ok = support::crossverify()
-        .args(["explain", "CV-T102", "--sign-report"])
-        .arg(&key)
-        .arg("--attestation")
-        .arg(&att)
-        .output()
-        .expect("runs");
-    assert!(ok.status.success());
+    sign_explain(tmp.path(), "CV-T102", &key, &att);
     let sk = signing_key();
     let pk = sk.public();
     let script = tmp.path().join("oracle.py");
@@ -225,15 +224,7 @@ fn vector_envelopes_are_current() {
     let (key, _) = write_keys(tmp.path());
     // Signed from the repository root, so the recorded paths resolve when the vectors run.
     let fresh = tmp.path().join("explain.dsse.json");
-    let out = support::crossverify()
-        .current_dir(support::root())
-        .args(["explain", "CV-T103", "--sign-report"])
-        .arg(&key)
-        .arg("--attestation")
-        .arg(&fresh)
-        .output()
-        .expect("runs");
-    assert!(out.status.success());
+    sign_explain(&support::root(), "CV-T103", &key, &fresh);
     let good = Envelope::parse(&std::fs::read(&fresh).expect("read")).expect("parse");
     let sk = signing_key();
     let resign =

@@ -220,10 +220,14 @@ pub fn load_allowed_signers(path: &Path) -> Result<AllowedSigners, String> {
 /// The results when no allowed-signers file was given.
 #[must_use]
 pub fn inapplicable() -> Vec<CheckResult> {
-    [&SIGNED, &VALID, &ALLOWED, &FILE_SUPPORTED]
-        .into_iter()
-        .map(|c| CheckResult::new(c, Outcome::Inapplicable, "commit signatures", "no --allowed-signers file given"))
-        .collect()
+    every_check(Outcome::Inapplicable, "no --allowed-signers file given")
+}
+
+/// One result per check of this file, all with `outcome` and `why` (nothing was judged per
+/// commit).
+#[must_use]
+pub fn every_check(outcome: Outcome, why: &str) -> Vec<CheckResult> {
+    CHECKS.iter().map(|c| CheckResult::new(*c, outcome, "commit signatures", why)).collect()
 }
 
 /// Verifies the signature of every commit reachable from `tip` in `repo` (named `label` in

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::load::{Error, Options};
 use crate::anchors::commits;
 use crate::git::{ObjectId, Repo};
-use crate::report::{CheckResult, View};
+use crate::report::{CheckResult, Outcome, View};
 use crate::trust::allowed_signers::AllowedSigners;
 
 /// Reads the allowed-signers file, before any other work, so a bad file stops the run (exit 2).
@@ -31,11 +31,7 @@ pub(super) fn check(
         // check undecided rather than passing the commits that could be read.
         Err(e) => {
             let why = format!("the history of {} cannot be read: {e}", path.display());
-            let results = commits::CHECKS
-                .iter()
-                .map(|c| CheckResult::new(*c, crate::report::Outcome::CantTell, "commit signatures", why.clone()))
-                .collect();
-            (results, None)
+            (commits::every_check(Outcome::CantTell, &why), None)
         }
     }
 }
@@ -50,11 +46,7 @@ pub(super) fn deployed(opts: &Options, commit: Option<String>) -> Result<(Vec<Ch
         } else {
             "no --allowed-signers file given"
         };
-        let results = commits::CHECKS
-            .iter()
-            .map(|c| CheckResult::new(*c, crate::report::Outcome::Inapplicable, "commit signatures", why))
-            .collect();
-        return Ok((results, None));
+        return Ok((commits::every_check(Outcome::Inapplicable, why), None));
     };
     let repo = Repo::open(&opts.audit).map_err(|e| Error::Usage(e.to_string()))?;
     let head = repo.resolve(&commit).map_err(|e| Error::Usage(e.to_string()))?;
