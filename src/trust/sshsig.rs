@@ -335,6 +335,30 @@ mod tests {
         assert!(matches!(parse_armored(&vec![b'a'; MAX_ARMOR_BYTES + 1]), Err(ParseError::TooLarge(_))));
     }
 
+    proptest::proptest! {
+        /// Any key signs any message verifiably, in its namespace only, and any changed byte of
+        /// the message or the signature breaks it.
+        #[test]
+        fn signatures_bind_message_namespace_and_bytes(
+            seed in proptest::prelude::any::<[u8; 32]>(),
+            message in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            flip in proptest::prelude::any::<usize>(),
+        ) {
+            let key = SigningKey::from_seed(seed);
+            let armored = sign(&key, &message, "git");
+            let sig = parse_armored(armored.as_bytes()).expect("parses");
+            proptest::prop_assert_eq!(sig.verify(&message, "git").ok(), Some(key.public()));
+            proptest::prop_assert!(sig.verify(&message, "file").is_err());
+            let mut other = message.clone();
+            if other.is_empty() { other.push(0) } else { let i = flip % other.len(); other[i] ^= 1 }
+            proptest::prop_assert!(sig.verify(&other, "git").is_err());
+            let mut bad = sig.clone();
+            let i = flip % bad.signature.len();
+            bad.signature[i] ^= 0x80;
+            proptest::prop_assert!(bad.verify(&message, "git").is_err());
+        }
+    }
+
     #[test]
     fn armor_is_named_from_the_first_line() {
         assert_eq!(Armor::of(b"-----BEGIN PGP SIGNATURE-----\n\nabc\n"), Armor::OpenPgp);
