@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use crate::anchors::reports;
-use crate::report::{CheckResult, Outcome, Report};
+use crate::report::{CheckResult, Outcome, Report, Tool};
 use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::trust::ed25519::{PublicKey, SigningKey};
 
@@ -136,8 +136,12 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
         (Some(_), _, false) => not_replayed("not replayed: the signature does not verify under the trusted key"),
         (Some(_), None, true) => not_replayed("not replayed: the statement records no invocation"),
         (Some(run), Some(inv), true) => {
-            let replayed = replay_once(run, &inv);
-            reports::replay_result(&envelope.payload, replayed, &subject)
+            let signed_tool = signed_tool(&envelope.payload);
+            match replay_once(run, &inv, signed_tool.as_ref()) {
+                Ok((bytes, tool)) => reports::replay_result(&envelope.payload, Ok(bytes), &subject)
+                    .with("replayedWith", serde_json::to_value(tool).unwrap_or_default()),
+                Err(e) => reports::replay_result(&envelope.payload, Err(e), &subject),
+            }
         }
     });
     let statement = crate::json::parse(&envelope.payload).ok().map(|v| crate::json::to_serde(&v));
@@ -153,7 +157,17 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
     Ok(report)
 }
 
-fn replay_once(run: Replayer<'_>, recorded: &[String]) -> Result<Vec<u8>, String> {
+/// The `tool` of the signed report, when the payload holds one.
+fn signed_tool(payload: &[u8]) -> Option<Tool> {
+    let v = crate::json::to_serde(&crate::json::parse(payload).ok()?);
+    serde_json::from_value(v.get("predicate")?.get("tool")?.clone()).ok()
+}
+
+/// Re-runs `recorded` and returns the statement bytes and the tool that made the replay. The
+/// replayed report takes the signed report's `tool` (name, version, build commit) before it is
+/// compared: the second auditor's build is who replayed, not part of what was found, and is
+/// returned beside the bytes instead.
+fn replay_once(run: Replayer<'_>, recorded: &[String], signed: Option<&Tool>) -> Result<(Vec<u8>, Tool), String> {
     // The recorded line is attacker-controlled until its signature verified; even then a
     // replay only verifies: output options are stripped again and `attest` is not re-entered.
     let inv = invocation(recorded.iter().map(String::as_str)).map_err(|e| e.to_string())?;
@@ -164,8 +178,12 @@ fn replay_once(run: Replayer<'_>, recorded: &[String]) -> Result<Vec<u8>, String
         return Err("an attestation of `attest` is not replayed".into());
     }
     let mut report = run(&inv)?;
+    let replayed_with = match signed {
+        Some(t) => std::mem::replace(&mut report.tool, t.clone()),
+        None => report.tool.clone(),
+    };
     record(&mut report, &inv);
-    Ok(reports::payload_bytes(&reports::statement(&report)))
+    Ok((reports::payload_bytes(&reports::statement(&report)), replayed_with))
 }
 
 #[cfg(test)]

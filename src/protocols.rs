@@ -20,6 +20,49 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::anchors::FAMILY, &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS]),
 ];
 
+/// What `crossverify verify PATH` found: a protocol's description of PATH, the equivalent
+/// command line, and the run itself.
+pub struct Detection {
+    /// What PATH holds, in the protocol's words.
+    pub what: String,
+    /// The command the run is equivalent to.
+    pub command: String,
+    /// Runs the detected command.
+    pub run: Run,
+}
+
+/// A detected command, ready to run.
+pub type Run = Box<dyn FnOnce(crate::progress::Ctx<'_>) -> Result<Report, RunError>>;
+
+/// Why a detected command could not run (exit 2).
+pub type RunError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A protocol's answer to "is PATH yours?" (`science`: the science repository, if given).
+pub type Detector = fn(&std::path::Path, Option<&std::path::Path>) -> Option<Detection>;
+
+/// Every protocol's detector, one line per protocol, asked in this order.
+pub static DETECTORS: &[Detector] = &[|p, s| {
+    crate::crossaudit::detect::detect(p, s).map(|d| Detection {
+        what: d.what.clone(),
+        command: d.command.clone(),
+        run: Box::new(move |ctx| d.run(ctx)),
+    })
+}];
+
+/// The first protocol that recognises `path`.
+///
+/// # Errors
+/// When no protocol does: the message says what was looked for.
+pub fn detect(path: &std::path::Path, science: Option<&std::path::Path>) -> Result<Detection, String> {
+    DETECTORS.iter().find_map(|d| d(path, science)).ok_or_else(|| {
+        format!(
+            "{}: not something crossverify recognises (looked for a CrossAudit ledger or receipt, in a git repository \
+             or a directory, and CrossAudit ledger records); name the command instead (`crossverify --help`)",
+            path.display()
+        )
+    })
+}
+
 /// Every registered check, sorted by code.
 #[must_use]
 pub fn all() -> Vec<&'static Check> {

@@ -39,10 +39,13 @@ impl Scratch {
 }
 
 fn filters(tmp: &Path) -> Vec<(String, String)> {
-    vec![
+    let mut f = vec![
         (regex_escape(&tmp.display().to_string()), "[TMP]".into()),
         (format!(r"\b{}\b", regex_escape(env!("CARGO_PKG_VERSION"))), "[VERSION]".into()),
-    ]
+    ];
+    // `tool.commit`, the commit this build came from, changes with every commit.
+    f.extend(option_env!("CROSSVERIFY_BUILD_COMMIT").map(|c| (regex_escape(c), "[BUILD]".to_owned())));
+    f
 }
 
 fn regex_escape(s: &str) -> String {

@@ -164,6 +164,8 @@ fn manifest_run(format: &str) -> (String, i32) {
         .output()
         .expect("run crossverify");
     let text = String::from_utf8(out.stdout).expect("utf-8").replace(&repo.display().to_string(), "[REPO]");
+    // `tool.commit` changes with every commit of crossverify.
+    let text = text.replace(option_env!("CROSSVERIFY_BUILD_COMMIT").unwrap_or("[BUILD]"), "[BUILD]");
     (text, out.status.code().unwrap_or(-1))
 }
 

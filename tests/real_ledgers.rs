@@ -4,21 +4,7 @@
 
 mod support;
 
-use std::path::Path;
-
 use serde_json::Value;
-
-fn clone_bundle(bundle: &Path, dest: &Path) {
-    let out = std::process::Command::new("git")
-        .args(["clone", "-q", "-b", "main"])
-        .arg(bundle)
-        .arg(dest)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git clone {}: {}", bundle.display(), String::from_utf8_lossy(&out.stderr));
-}
 
 #[test]
 fn product_ledgers_verify_with_the_reference_decisions() {
@@ -35,11 +21,11 @@ fn product_ledgers_verify_with_the_reference_decisions() {
             serde_json::from_slice(&std::fs::read(case.join("expected.json")).expect("expected.json")).expect("json");
         let name = expected["case"].as_str().expect("case");
         let tmp = tempfile::tempdir().expect("tempdir");
-        clone_bundle(&case.join("science.bundle"), &tmp.path().join("science"));
+        support::clone_bundle(&case.join("science.bundle"), &tmp.path().join("science"));
         let mut args = vec!["receipt".to_owned(), expected["receipt_path"].as_str().expect("path").to_owned()];
         args.extend(["--science".into(), tmp.path().join("science").display().to_string()]);
         if case.join("audit.bundle").exists() {
-            clone_bundle(&case.join("audit.bundle"), &tmp.path().join("audit"));
+            support::clone_bundle(&case.join("audit.bundle"), &tmp.path().join("audit"));
             args.extend(["--audit".into(), tmp.path().join("audit").display().to_string()]);
         }
         args.extend(["--expect-sha".into(), expected["expect_sha"].as_str().expect("sha").to_owned()]);

@@ -67,10 +67,31 @@ fn objects_missing_from_a_shallow_clone_are_unknown_not_forged() {
 #[test]
 fn a_commit_missing_from_a_full_clone_is_a_failure() {
     // The control: the same absence without the shallow excuse is evidence against the receipt.
+    // A full clone that holds the earlier audited commits but not the latest one: that one
+    // receipt binds a commit the repository does not have.
     let tmp = tempfile::tempdir().expect("tempdir");
     let demo = support::materialize("demo", tmp.path());
-    let other = support::materialize("v1-genuine", tmp.path());
-    let (code, report) = ledger(&demo.join("audit"), &other.join("science"));
+    let url = format!("file://{}", demo.join("science").display());
+    support::git(tmp.path(), &["clone", "-q", &url, "science-without-tip"]);
+    let science = tmp.path().join("science-without-tip");
+    support::git(&science, &["remote", "remove", "origin"]);
+    support::git(&science, &["reset", "-q", "--hard", "HEAD~1"]);
+    support::git(&science, &["reflog", "expire", "--expire=now", "--all"]);
+    support::git(&science, &["gc", "-q", "--prune=now"]);
+    let (code, report) = ledger(&demo.join("audit"), &science);
     assert_eq!(code, 1);
     assert!(with_code(&report, "CV-A701").iter().any(|r| r["outcome"] == "failed"));
+    // A repository holding none of the audited commits is the operator's wrong --science, not
+    // a ledger of forgeries: could not run (exit 2), with the fix (docs/guide.md, the gate's
+    // behaviour).
+    let other = support::materialize("v1-genuine", tmp.path());
+    let out = support::crossverify()
+        .args(["ledger", "--quiet", "--audit"])
+        .arg(demo.join("audit"))
+        .arg("--science")
+        .arg(other.join("science"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not the science repository"));
 }

@@ -235,7 +235,7 @@ pub(super) fn admission(
     g: &GroupInfo,
     consumed: Option<&BTreeSet<String>>,
 ) -> Admission {
-    let mut a = Admission::default();
+    let mut a = Admission { tier: NO_TIER.into(), ..Admission::default() };
     let Some(r) = &f.receipt else {
         a.reason = "absent: no readable receipt".into();
         a.shortfalls.push(a.reason.clone());
@@ -320,12 +320,24 @@ pub(super) fn admission(
     a.ready = a.shortfalls.is_empty() && a.unobservable.is_empty();
     a.reason = if a.ready {
         "admissible: verified, PASS, integrity OK, latest of its cycle, not consumed".into()
-    } else if let Some(s) = a.shortfalls.first() {
-        format!("not admissible: {s}")
+    } else if !a.shortfalls.is_empty() {
+        denial(&a.shortfalls)
     } else {
         format!("cannot be established: {}", a.unobservable.join("; "))
     };
     a
+}
+
+/// The tier named when no readable receipt supports any: never an empty name.
+pub(super) const NO_TIER: &str = "none (no readable receipt)";
+
+/// The one-sentence denial naming every shortfall, so a CI log shows all that must change, not
+/// only the first.
+pub(super) fn denial(shortfalls: &[String]) -> String {
+    match shortfalls {
+        [one] => format!("not admissible: {one}"),
+        many => format!("not admissible ({} shortfalls): {}", many.len(), many.join("; ")),
+    }
 }
 
 /// CV-A802 and CV-A803: what the ledger can show of single use, and the tier its evidence
@@ -343,7 +355,7 @@ pub(super) fn admission_observable(ledger: &Ledger, facts: &[CycleFacts], out: &
             .filter_map(|f| f.receipt.as_ref())
             .map(|r| if r.audit_repo.as_deref() == Some("local") { "local" } else { "paired" })
             .collect();
-        let tier = tiers.into_iter().collect::<Vec<_>>().join(", ");
+        let tier = if tiers.is_empty() { NO_TIER.to_owned() } else { tiers.into_iter().collect::<Vec<_>>().join(", ") };
         out.push(
             res(&ADMISSION_UNOBSERVABLE, Outcome::CantTell, "ledger", format!("single use is not observable: the product keeps controller state in .crossaudit/ (not published); evidence supports tier `{tier}`, never `enforced` (branch protection is not in git)"))
                 .with("tier", tier),

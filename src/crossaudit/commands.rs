@@ -18,6 +18,7 @@ use crate::report::{CheckResult, Outcome, Report, View};
 /// # Errors
 /// When the repositories cannot be opened or the revision does not resolve (exit 2).
 pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let opts = &normalised(opts);
     if opts.dialect == DialectChoice::Deployed || opts.dialect == DialectChoice::Auto {
         match deployed::load(&opts.audit, opts.audit_rev.as_deref(), ctx) {
             Ok(l) => {
@@ -34,10 +35,16 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
                 return Ok(report);
             }
             Err(deployed::LoadError::NoCycles(_)) if opts.dialect == DialectChoice::Auto => {}
+            Err(e @ deployed::LoadError::NoCycles(_)) => {
+                return Err(Error::Usage(format!(
+                    "--dialect deployed does not match: {e}; drop --dialect to detect the layout"
+                )));
+            }
             Err(e) => return Err(Error::Usage(e.to_string())),
         }
     }
     let run = run(opts, ctx)?;
+    wrong_science(opts, &run)?;
     let admissions: Vec<Admission> = run
         .facts
         .iter()
@@ -46,6 +53,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         .collect();
     let mut report = Report::new("ledger");
     inputs(&mut report, opts, &run.ledger);
+    identities(&mut report, opts, &run.ledger);
     report.results = run.results.clone();
     report.finish();
     let records = lifecycle::records(&run.ledger, &run.facts);
@@ -75,7 +83,42 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
 /// As [`ledger`].
 pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<crate::stats::model::Records, Error> {
     let run = run(opts, ctx)?;
+    wrong_science(opts, &run)?;
     Ok(lifecycle::records(&run.ledger, &run.facts))
+}
+
+/// The operator's mistake, decided from evidence, is "could not run" (exit 2) with the fix, not
+/// a verdict: a science repository holding not one of the commits the receipts bind is not the
+/// repository they audit, and reporting every receipt as bound to a missing commit would accuse
+/// the authors of forgery for the caller's typo. One bound commit present is enough to verify
+/// (a forged receipt beside genuine ones still fails); a shallow clone proves nothing by absence.
+fn wrong_science(opts: &Options, run: &super::crawl::Run) -> Result<(), Error> {
+    let (Some(given), Some(science)) = (&opts.science, &run.ledger.science) else { return Ok(()) };
+    if run.ledger.local {
+        return Ok(());
+    }
+    let repo = science.local();
+    if repo.shallow_boundary().is_some() {
+        return Ok(());
+    }
+    let bound: Vec<&str> = run.facts.iter().filter(|f| f.receipt.is_some()).filter_map(|f| f.sha.as_deref()).collect();
+    let present = |sha: &&str| crate::git::ObjectId::from_hex(sha.as_bytes()).is_ok_and(|id| repo.has(id));
+    if bound.is_empty() || bound.iter().any(present) {
+        return Ok(());
+    }
+    let names: std::collections::BTreeSet<&str> = run.facts.iter().filter_map(|f| f.science_repo.as_deref()).collect();
+    let named = if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (the receipts name {})", names.into_iter().collect::<Vec<_>>().join(", "))
+    };
+    Err(Error::Usage(format!(
+        "--science {}: none of the {} commit(s) the receipts bind (e.g. {}) exists in it, so it is not the science \
+         repository this ledger audits{named}; give the right one with --science PATH (a clone with full history)",
+        given.display(),
+        bound.len(),
+        bound[0]
+    )))
 }
 
 /// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
@@ -87,6 +130,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
     if let Some(c) = l.origin.commit() {
         report.input("auditHead", c);
     }
+    report.identify("audit", &opts.audit, l.origin.commit().as_deref());
     let mut results = deployed::verify(l);
     results.extend(invariants(l));
     results.extend(signed);
@@ -113,6 +157,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
 /// When the repositories cannot be opened, or the receipt is not a cycle directory's
 /// `receipt.json` in the ledger repository (exit 2).
 pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let opts = &normalised(opts);
     let given = receipt_path.map(|p| given(&opts.audit, p)).transpose()?;
     if given.is_none() && opts.expect_sha.is_none() {
         return Err(Error::Usage(
@@ -120,6 +165,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         ));
     }
     let (run, placed) = run_with(opts, ctx, given.as_ref())?;
+    wrong_science(opts, &run)?;
     let head = verify::short(&run.ledger.audit_head.to_string());
     let idx = match &placed {
         Some(p) => p.idx,
@@ -134,11 +180,9 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
                         opts.audit.display()
                     );
                     // The gate's commonest denial (the audit has not run yet) is a verdict, with
-                    // every requested report written; without --admit there is nothing to verify.
-                    if !admit {
-                        return Err(Error::Usage(why));
-                    }
-                    return Ok(absent_receipt(opts, &run.ledger, sha, why));
+                    // every requested report written, with or without --admit: one behaviour a
+                    // CI job can rely on (docs/guide.md, "the gate's behaviour").
+                    return Ok(absent_receipt(opts, &run.ledger, sha, why, admit));
                 }
             }
         }
@@ -149,6 +193,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     let given_results = placed.as_ref().map(|p| given_checks(cycle, p, &head, &mut a)).unwrap_or_default();
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, &run.ledger);
+    identities(&mut report, opts, &run.ledger);
     report.input("receipt", rel.clone());
     report.input("admit", admit);
     let mine = |r: &CheckResult| r.subject == cycle.path || r.subject.starts_with(&format!("{} ", cycle.path));
@@ -196,6 +241,26 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     report.views.push(views::admission(&a));
     report.views.extend(run.signatures.clone());
     Ok(report)
+}
+
+/// The resolved identities of the repositories a run read (`inputs.identities`): an archived
+/// report names the canonical paths and the commits, not only what was typed.
+fn identities(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
+    report.identify("audit", &opts.audit, Some(&ledger.audit_head.to_string()));
+    if let (Some(path), Some(repo), false) = (&opts.science, &ledger.science, ledger.local) {
+        let head = repo.local().resolve("HEAD").ok().map(|h| h.to_string());
+        report.identify("science", path, head.as_deref());
+    }
+}
+
+/// The options with commit ids in git's lower-case spelling: a SHA pasted in upper case names
+/// the same commit, and a gate must not deny it because of how it was typed.
+fn normalised(opts: &Options) -> Options {
+    let mut o = opts.clone();
+    for id in [&mut o.expect_sha, &mut o.expect_audit_head].into_iter().flatten() {
+        id.make_ascii_lowercase();
+    }
+    o
 }
 
 /// CV-A714 and CV-A715 for the receipt the caller named; a receipt that is not the ledger's
@@ -251,23 +316,25 @@ fn given_checks(cycle: &load::Cycle, p: &Placed, head: &str, a: &mut Admission) 
     if !deny.is_empty() {
         a.shortfalls.splice(0..0, deny);
         a.ready = false;
-        a.reason = format!("not admissible: {}", a.shortfalls[0]);
+        a.reason = replay::denial(&a.shortfalls);
     }
     out
 }
 
 /// The `receipt --admit` report when no receipt binds the expected commit (I8 deny class
 /// "absent").
-fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String) -> Report {
+fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String, admit: bool) -> Report {
     let a = Admission {
         ready: false,
-        reason: format!("not admissible: {why}"),
+        reason: replay::denial(std::slice::from_ref(&why)),
         shortfalls: vec![why.clone()],
+        tier: replay::NO_TIER.into(),
         ..Admission::default()
     };
     let mut report = Report::new("receipt");
     inputs(&mut report, opts, ledger);
-    report.input("admit", true);
+    identities(&mut report, opts, ledger);
+    report.input("admit", admit);
     report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
     report.finish();
     report.section("admission", serde_json::to_value(&a).expect("admission serialises"));

@@ -371,11 +371,6 @@ fn decide_family(
     ledger_dir: &str,
     dirs: &BTreeMap<String, BTreeMap<String, (EntryKind, ObjectId)>>,
 ) -> Result<Family, Error> {
-    match opts.dialect {
-        DialectChoice::V1 => return Ok(Family::V1),
-        DialectChoice::Schema2 | DialectChoice::Deployed => return Ok(Family::Schema2),
-        DialectChoice::Auto => {}
-    }
     let mut votes: BTreeMap<Family, Vec<&str>> = BTreeMap::new();
     for (dir, files) in dirs.iter().take(DETECTION_READS) {
         if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
@@ -384,6 +379,29 @@ fn decide_family(
         {
             votes.entry(family).or_default().push(dir);
         }
+    }
+    let forced = match opts.dialect {
+        DialectChoice::V1 => Some(Family::V1),
+        DialectChoice::Schema2 | DialectChoice::Deployed => Some(Family::Schema2),
+        DialectChoice::Auto => None,
+    };
+    if let Some(family) = forced {
+        // A forced dialect whose layout is absent while another's is present is the operator's
+        // typo, not the author's forgery: every receipt would fail to parse as the wrong family.
+        if !votes.is_empty() && !votes.contains_key(&family) {
+            let (other, dirs) = votes.iter().next().expect("votes is not empty");
+            return Err(Error::Usage(format!(
+                "--dialect {} does not match this ledger: it holds no {} receipts but {} {} receipts (e.g. \
+                 {ledger_dir}/{}/receipt.json); drop --dialect to detect the layout, or give --dialect {}",
+                family.as_str(),
+                family.as_str(),
+                dirs.len(),
+                other.as_str(),
+                dirs[0],
+                other.as_str()
+            )));
+        }
+        return Ok(family);
     }
     let mut layouts: Vec<String> = votes
         .iter()

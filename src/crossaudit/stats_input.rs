@@ -50,11 +50,12 @@ pub mod kind {
     pub const SCHEMA2_LEDGER: InputKind = InputKind::new("schema2-ledger", "a receipt-schema-2 CrossAudit ledger");
 }
 
-/// Detects what `path` holds and reads it.
+/// Detects what `path` holds and reads it. `science` is the science repository the caller
+/// gave: a paired receipt ledger is verified against it, as `crossverify ledger` does.
 ///
 /// # Errors
 /// [`Error`] when the path holds nothing crossverify recognises, or cannot be read at all.
-pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error> {
+pub fn read(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>) -> Result<Input, Error> {
     if path.is_file() {
         if rev.is_some() {
             return Err(Error::Input(format!("{}: --rev applies to a git repository, not a file", path.display())));
@@ -75,7 +76,7 @@ pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
         return Err(Error::Input(format!("{}: no such file or directory", path.display())));
     }
     if deployed::is_repository(path).map_err(Error::Git)? {
-        return read_git(path, rev, ctx);
+        return read_git(path, rev, science, ctx);
     }
     if rev.is_some() {
         return Err(Error::Input(format!(
@@ -112,7 +113,7 @@ pub fn read(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
 }
 
 /// A git repository read from objects at `rev`: a deployed ledger, else a receipt ledger.
-fn read_git(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error> {
+fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>) -> Result<Input, Error> {
     let repo = Repo::open(path).map_err(Error::Git)?;
     let commit = repo.resolve(rev.unwrap_or("HEAD")).map_err(Error::Git)?;
     match deployed::load_git(&repo, commit, ctx) {
@@ -136,19 +137,22 @@ fn read_git(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<Input, Error
                     // convert its cycles.
                     let mut o = super::Options::new(path);
                     o.audit_rev = Some(commit.to_string());
-                    match super::lifecycle_records(&o, ctx) {
-                        Ok(records) => {
-                            input.records = records;
-                            input.results.clear();
-                            input.results.push(CheckResult::new(
-                                &RECORDS_READABLE,
-                                Outcome::Passed,
-                                "ledger",
-                                format!("{} read from git objects at {commit}", input.records.kind.describe()),
-                            ));
-                        }
-                        Err(e) => input.records.unreadable = Some(e.to_string()),
-                    }
+                    o.science = science.map(Path::to_path_buf);
+                    let records = super::lifecycle_records(&o, ctx).map_err(|e| match e {
+                        // The operator's input is wrong (a paired ledger without its science
+                        // repository, the wrong one): could not run, with the fix, as `ledger`.
+                        super::Error::Usage(m) => Error::Input(m),
+                        super::Error::Git(g) => Error::Git(g),
+                        super::Error::Interrupted(i) => Error::Interrupted(i),
+                    })?;
+                    input.records = records;
+                    input.results.clear();
+                    input.results.push(CheckResult::new(
+                        &RECORDS_READABLE,
+                        Outcome::Passed,
+                        "ledger",
+                        format!("{} read from git objects at {commit}", input.records.kind.describe()),
+                    ));
                     input.commit = Some(commit.to_string());
                     Ok(input)
                 }
@@ -601,7 +605,7 @@ mod tests {
         };
         let text = format!("{}\r\n\r\n{}\r\n", line("CYCLE-000001"), line("CYCLE-000002"));
         std::fs::write(tmp.path().join("cycles.jsonl"), text).expect("write");
-        let input = super::read(tmp.path(), None, crate::progress::Ctx::silent()).expect("reads");
+        let input = super::read(tmp.path(), None, None, crate::progress::Ctx::silent()).expect("reads");
         assert_eq!(input.records.cycles.len(), 2);
         assert!(input.results.iter().all(|r| r.outcome == crate::report::Outcome::Passed), "{:?}", input.results);
     }

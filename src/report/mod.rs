@@ -298,11 +298,41 @@ pub struct Tool {
     pub name: String,
     /// Crate version.
     pub version: String,
+    /// The commit the binary was built from ([`BUILD_COMMIT`]); set by the command layer, so a
+    /// report built in a test does not change with every commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 impl Default for Tool {
     fn default() -> Self {
-        Tool { name: env!("CARGO_PKG_NAME").to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() }
+        Tool { name: env!("CARGO_PKG_NAME").to_owned(), version: env!("CARGO_PKG_VERSION").to_owned(), commit: None }
+    }
+}
+
+// Input identities (issue 15, item 7): what an archived report was verified against, resolved.
+
+/// The commit this build of crossverify came from (`build.rs`), when it was built from a git
+/// checkout or the packager named it.
+pub const BUILD_COMMIT: Option<&str> = option_env!("CROSSVERIFY_BUILD_COMMIT");
+
+impl Report {
+    /// Records under `inputs.identities.<role>` a repository's path as given, its canonical
+    /// absolute form and the commit read, so an archived report says exactly what was verified
+    /// whatever directory it was run from.
+    pub fn identify(&mut self, role: &str, given: &std::path::Path, commit: Option<&str>) {
+        let mut id = serde_json::Map::new();
+        id.insert("given".into(), given.display().to_string().into());
+        if let Ok(canonical) = std::fs::canonicalize(given) {
+            id.insert("canonical".into(), canonical.display().to_string().into());
+        }
+        if let Some(c) = commit {
+            id.insert("commit".into(), c.into());
+        }
+        let all = self.inputs.entry("identities".into()).or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(m) = all {
+            m.insert(role.to_owned(), Value::Object(id));
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The statistics family's checks (`CV-S001`…`CV-S004`).
+//! The statistics family's checks (`CV-S001`…`CV-S005`).
 
 use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::Level;
@@ -54,9 +54,9 @@ pub static PUBLISHED: Check = Check {
     what: "When `summary.json` (beside `cycles.jsonl`) or `analysis.json` (beside `cycles-b.json`) is present, \
            every field is compared with the same figure recomputed from the records, with the precision rule of \
            CV-S001 (`n_confirmed_real` ↔ `closed`, `survived_multiple_audits` ↔ `recurring`, `severity` ↔ \
-           first-seen severity, also accepted when it matches the per-occurrence reading, and so on). Fields the \
-           records cannot recompute are `cantTell` with the reason: the `freeze` heads name repository states, \
-           and `n_science_fix_commits` needs the science repository's log (`--science`).",
+           first-seen severity, also accepted when it matches the per-occurrence reading, and so on). Fields that \
+           do not follow from the records at all (the `freeze` heads; `n_science_fix_commits` without \
+           `--science`) are reported by CV-S005 (info) with the input that would make them checkable.",
     why: "A published summary that disagrees with the records it was computed from is a finding in itself: one of \
           the two is wrong, and the paper's figures came from the summary.",
     example: "CV-S002 failed summary.json n_distinct_findings: summary.json says 15; the records give 14",
@@ -94,8 +94,9 @@ pub static RECORDS_READABLE: Check = Check {
            refused) and checks the fields the figures use (`cycle_id`/`cid`, `decision`, `findings` with \
            `finding_id`/`fid`, lists where lists are expected; `n_findings` equal to the number of findings \
            listed). A malformed cycle record fails and every figure that needs it becomes not measured. A v1 or \
-           receipt-schema-2 ledger is detected and reported `untested`: its findings live in `checks.json` and \
-           the report, and the converter into the record model is not implemented yet.",
+           receipt-schema-2 ledger in git is crawled and verified as by `crossverify ledger` (with `--science` \
+           for a paired one) and converted; found in a plain directory it is `untested`: its records are read \
+           from git objects, so give the repository.",
     why: "Figures computed around an unreadable record would be wrong without saying so; a duplicate key can \
           show one value to a Python reader and another to us. Refusing, and saying which figures that costs, is \
           the only honest output.",
@@ -103,5 +104,26 @@ pub static RECORDS_READABLE: Check = Check {
     spec: "[specs/stats.md#cv-s004](../../specs/stats.md#cv-s004); real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
 };
 
+/// A published figure that no reading of the inputs given can check.
+pub static NOT_CHECKABLE: Check = Check {
+    code: "CV-S005",
+    name: "published-figure-not-checkable",
+    level: Level::Info,
+    family: &FAMILY,
+    group: None,
+    summary: "A published field that cannot be recomputed from the inputs given is named, with the input that would make it checkable",
+    what: "Some fields of `summary.json` and `findings_lifecycle.json` do not follow from the cycle records: the \
+           `freeze` heads name repository states at mining time, and `n_science_fix_commits` and `fix_commits` \
+           come from the science repository's log. Without that input the field is `cantTell` here, at info \
+           level, with the input that would make it checkable (`--science REPO`, at the freeze head with \
+           `--science-rev`); with it, the field is `passed` here and compared by CV-S002 or CV-S003. Fields the \
+           records should support but do not (an unreadable record) stay `cantTell` under CV-S002 and CV-S003.",
+    why: "A figure no input given can check is not evidence against the records, and must not keep every run \
+          on the paper's own published records inconclusive; saying what would make it checkable keeps it from \
+          passing silently.",
+    example: "CV-S005 cantTell summary.json n_science_fix_commits: not checkable from these inputs: it counts commits in the science repository's log; give it with --science REPO --science-rev <freeze head>",
+    spec: "[specs/stats.md#cv-s005](../../specs/stats.md#cv-s005); real-ledger note §2.4, §5.1 steps 1 and 5",
+};
+
 /// Checks owned by this module.
-pub static CHECKS: &[&Check] = &[&CLAIM, &PUBLISHED, &LIFECYCLE, &RECORDS_READABLE];
+pub static CHECKS: &[&Check] = &[&CLAIM, &PUBLISHED, &LIFECYCLE, &RECORDS_READABLE, &NOT_CHECKABLE];

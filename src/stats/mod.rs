@@ -13,7 +13,8 @@
 //!
 //! Checks: `CV-S001` stated figures from `--claims` (see `docs/claims.md`), `CV-S002` a
 //! published `summary.json`/`analysis.json` against its own records, `CV-S003`
-//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records.
+//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records, `CV-S005` (info)
+//! published fields the inputs given cannot check, with the input that would make them checkable.
 
 mod checks;
 pub mod claims;
@@ -36,7 +37,7 @@ use std::path::Path;
 use crate::manifest::Digest;
 use crate::progress::Interrupted;
 use crate::report::Report;
-pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, PUBLISHED, RECORDS_READABLE};
+pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, NOT_CHECKABLE, PUBLISHED, RECORDS_READABLE};
 use serde_json::json;
 
 /// Why `stats` could not run.
@@ -99,6 +100,51 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
     let sci_ok = science.as_ref().and_then(|s| s.as_ref().ok());
     let figs = figures::compute(&input.records, science.as_ref());
 
+    let mut report = inputs(opts, &input, science.as_ref(), claims.as_ref().map(|(p, sha, _)| (*p, sha.as_str())));
+
+    report.results.extend(input.results.iter().cloned());
+
+    // Published summaries are checked against their own records.
+    let mined_figs = input.mined.as_ref().map(|r| figures::compute(r, science.as_ref()));
+    let analysis_figs = input.analysis.as_ref().map(|r| figures::compute(r, science.as_ref()));
+    for p in &input.published {
+        let own = published::own_records(p.name);
+        let (f, basis) = match (own == input::CYCLES_JSONL, &mined_figs, &analysis_figs) {
+            (true, Some(m), _) | (false, Some(m), None) => (m, input::CYCLES_JSONL),
+            (_, _, Some(a)) => (a, input::CYCLES_B),
+            (_, None, None) => (&figs, "the records"),
+        };
+        let basis_text = if basis == own { basis.to_owned() } else { format!("{basis} (its own {own} is absent)") };
+        if p.name == input::LIFECYCLE {
+            report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text));
+        } else {
+            report.results.extend(published::check_summary(p, f, &basis_text, sci_ok.is_some()));
+        }
+    }
+
+    // The claims table, when there is one, comes first: it is what the user asked about.
+    if let Some((_, _, claims)) = &claims {
+        let results = claims::check(claims, &figs);
+        report.views.push(views::claims(&results));
+        report.results.extend(results);
+    }
+    report.views.push(views::headline(&figs));
+    report.views.push(views::findings(&figs, &input.records, sci_ok));
+    report.views.push(views::cycles(&figs, &input.records));
+    report.views.extend(views::charts(&figs, &input.records));
+    report.stats = figs.stats.into_iter().collect();
+    report.finish();
+    Ok(report)
+}
+
+/// The `stats` report with its inputs recorded: what was read, how it was detected, the
+/// resolved identities of the repositories and the claims file's digest.
+fn inputs(
+    opts: &Options<'_>,
+    input: &input::Input,
+    science: Option<&Result<figures::Science, String>>,
+    claims: Option<(&Path, &str)>,
+) -> Report {
     let mut report = Report::new("stats");
     report.input("path", opts.path.display().to_string());
     report.input("kind", input.records.kind.as_str());
@@ -108,6 +154,9 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
     }
     if let Some(c) = &input.commit {
         report.input("commit", c.clone());
+    }
+    if input.commit.is_some() {
+        report.identify("path", opts.path, input.commit.as_deref());
     }
     if !input.read.is_empty() {
         report.input("read", json!(input.read));
@@ -138,50 +187,20 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
         if let Some(rev) = opts.science_rev {
             report.input("scienceRev", rev);
         }
+        if let Some(Ok(s)) = &science {
+            report.identify("science", p, Some(&s.commit));
+        }
         match &science {
             Some(Ok(s)) => report.input("scienceCommit", s.commit.clone()),
             Some(Err(e)) => report.input("scienceUnavailable", e.clone()),
             None => {}
         }
     }
-    if let Some((p, sha, _)) = &claims {
+    if let Some((p, sha)) = claims {
         report.input("claims", p.display().to_string());
-        report.input("claimsSha256", sha.clone());
+        report.input("claimsSha256", sha);
     }
-
-    report.results.extend(input.results.iter().cloned());
-
-    // Published summaries are checked against their own records.
-    let mined_figs = input.mined.as_ref().map(|r| figures::compute(r, science.as_ref()));
-    let analysis_figs = input.analysis.as_ref().map(|r| figures::compute(r, science.as_ref()));
-    for p in &input.published {
-        let own = published::own_records(p.name);
-        let (f, basis) = match (own == input::CYCLES_JSONL, &mined_figs, &analysis_figs) {
-            (true, Some(m), _) | (false, Some(m), None) => (m, input::CYCLES_JSONL),
-            (_, _, Some(a)) => (a, input::CYCLES_B),
-            (_, None, None) => (&figs, "the records"),
-        };
-        let basis_text = if basis == own { basis.to_owned() } else { format!("{basis} (its own {own} is absent)") };
-        if p.name == input::LIFECYCLE {
-            report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text));
-        } else {
-            report.results.extend(published::check_summary(p, f, &basis_text));
-        }
-    }
-
-    // The claims table, when there is one, comes first: it is what the user asked about.
-    if let Some((_, _, claims)) = &claims {
-        let results = claims::check(claims, &figs);
-        report.views.push(views::claims(&results));
-        report.results.extend(results);
-    }
-    report.views.push(views::headline(&figs));
-    report.views.push(views::findings(&figs, &input.records, sci_ok));
-    report.views.push(views::cycles(&figs, &input.records));
-    report.views.extend(views::charts(&figs, &input.records));
-    report.stats = figs.stats.into_iter().collect();
-    report.finish();
-    Ok(report)
+    report
 }
 
 /// Figures of `records` and the lifecycle views (per-finding table, closure-lag histogram)

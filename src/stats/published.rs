@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::checks::{LIFECYCLE, PUBLISHED};
+use super::checks::{LIFECYCLE, NOT_CHECKABLE, PUBLISHED};
 use super::compare::{Keys, Stated, differences, show};
 use super::figures::{Figures, Science};
 use super::input::{ANALYSIS, LIFECYCLE as LIFECYCLE_FILE, Published, SUMMARY};
@@ -18,11 +18,21 @@ enum Map {
     Figure(&'static str, Keys),
     /// The sorted keys of a map figure (`models[]`).
     KeysOf(&'static str),
-    /// Not recomputable from records: `cantTell` with this reason.
+    /// Not recomputable from records: CV-S005 `cantTell` with this reason.
     Never(&'static str),
 }
 
-const FREEZE: &str = "the freeze heads name repository states at mining time; the records cannot confirm them";
+const FREEZE: &str = "the freeze heads name the repository states at mining time, which no record holds; \
+                      checkable only against the science and audit repositories themselves, which stats does not compare";
+
+/// Why the science log's figures are not checkable without it, and what would make them so.
+const NEEDS_SCIENCE: &str = "they come from the science repository's log; give it with --science REPO \
+                             (--science-rev <freeze head> to reproduce a mined summary)";
+
+/// A field the inputs given cannot check: info level, never a reason for an inconclusive run.
+fn not_checkable(subject: &str, why: &str) -> CheckResult {
+    CheckResult::new(&NOT_CHECKABLE, Outcome::CantTell, subject, format!("not checkable from these inputs: {why}"))
+}
 
 fn summary_field(key: &str) -> Option<Map> {
     Some(match key {
@@ -70,7 +80,7 @@ fn analysis_field(key: &str) -> Option<Map> {
 /// Checks one published summary object (`summary.json` or `analysis.json`) against `figs`.
 /// `basis` names the records the figures came from, for messages.
 #[must_use]
-pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str) -> Vec<CheckResult> {
+pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str, science_given: bool) -> Vec<CheckResult> {
     let lookup: fn(&str) -> Option<Map> = if p.name == ANALYSIS { analysis_field } else { summary_field };
     let Some(fields) = p.value.as_object() else {
         return vec![CheckResult::new(
@@ -97,7 +107,7 @@ pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str) -> Vec<C
                 continue;
             }
             Some(Map::Never(reason)) => {
-                out.push(base(Outcome::CantTell, format!("not recomputable: {reason}")));
+                out.push(not_checkable(&subject, reason).with("published", stated.to_json()));
                 continue;
             }
             Some(Map::KeysOf(f)) => {
@@ -109,6 +119,18 @@ pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str) -> Vec<C
             }
             Some(Map::Figure(f, keys)) => (f, figs.get(f).clone(), keys),
         };
+        if figure == "science_fix_commits" {
+            if !science_given {
+                out.push(not_checkable(&subject, NEEDS_SCIENCE).with("published", stated.to_json()));
+                continue;
+            }
+            out.push(CheckResult::new(
+                &NOT_CHECKABLE,
+                Outcome::Passed,
+                &subject,
+                "checkable: the science repository was given; CV-S002 compares it",
+            ));
+        }
         if got.is_null() {
             let reason = figs.not_measured.get(figure).cloned().unwrap_or_else(|| "not measured".into());
             out.push(
@@ -277,17 +299,19 @@ pub(super) fn check_lifecycle(
     if !with_fix.is_empty() {
         let ids: Vec<&str> = with_fix.iter().map(|(id, _)| id.as_str()).collect();
         out.push(
-            CheckResult::new(
-                &LIFECYCLE,
-                Outcome::CantTell,
-                format!("{} fix_commits", p.name),
-                format!(
-                    "fix_commits of {} not recomputable: they come from the science repository's log (pass --science)",
-                    ids.join(", ")
-                ),
+            not_checkable(
+                &format!("{} fix_commits", p.name),
+                &format!("fix_commits of {}: {NEEDS_SCIENCE}", ids.join(", ")),
             )
             .with("fix_commits", with_fix.into_iter().collect::<serde_json::Map<_, _>>()),
         );
+    } else if science.is_some() && entries.iter().any(|e| e.get("fix_commits").is_some()) {
+        out.push(CheckResult::new(
+            &NOT_CHECKABLE,
+            Outcome::Passed,
+            format!("{} fix_commits", p.name),
+            "checkable: the science repository was given; CV-S003 compares each entry's fix_commits",
+        ));
     }
     out
 }

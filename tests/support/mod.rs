@@ -106,3 +106,17 @@ pub fn load_vectors() -> Vec<Vector> {
         })
         .collect()
 }
+
+/// Clones branch `main` of a git bundle (the shared real ledgers are kept as bundles) with an
+/// isolated git configuration.
+pub fn clone_bundle(bundle: &Path, dest: &Path) {
+    let out = Command::new("git")
+        .args(["clone", "-q", "-b", "main"])
+        .arg(bundle)
+        .arg(dest)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git clone {}: {}", bundle.display(), String::from_utf8_lossy(&out.stderr));
+}

@@ -153,6 +153,14 @@ enum Command {
         #[arg(long)]
         replay: bool,
     },
+    /// Detect what PATH holds (ledger, receipt, records), say so and run the command for it.
+    Verify {
+        /// A ledger repository or directory, a receipt file, or ledger records.
+        path: PathBuf,
+        /// Science repository (a paired ledger's, or for fix commits named in records).
+        #[arg(long, value_name = "PATH")]
+        science: Option<PathBuf>,
+    },
     /// List every check code with its level and summary.
     Checks,
     /// Print the documentation page of a check code.
@@ -248,9 +256,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
-            o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
             o.allowed_signers.clone_from(allowed_signers);
-            crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
+            let record = consumed.as_deref().map(read_consumed).transpose()?;
+            o.consumed = record.as_ref().map(|r| r.ids.clone());
+            let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
+            if let Some(r) = &record {
+                report.input("consumed", r.describe());
+                if r.absent && !cli.global.quiet {
+                    let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
+                }
+            }
+            report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
             let opts = crossverify::stats::Options {
@@ -260,7 +276,20 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+            crossverify::stats::command(&opts, || {
+                crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
+            })?
+        }
+        Command::Verify { path, science } => {
+            let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
+            if !cli.global.quiet {
+                let _ =
+                    writeln!(std::io::stderr(), "crossverify: detected {}: running `{}`", found.what, found.command);
+            }
+            let (what, command) = (found.what.clone(), found.command.clone());
+            let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
+            report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
+            report
         }
         Command::Attest { envelope, trusted_key, replay } => {
             let replayer = |args: &[String]| replay_run(args);
@@ -275,6 +304,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         // the exit code.
         report.hints.informational = true;
     }
+    report.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
     if cli.global.sign_report.is_some() {
         let invocation = crossverify::attest::invocation(std::env::args_os().skip(1))?;
         crossverify::attest::record(&mut report, &invocation);
@@ -359,9 +389,44 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).map_err(Into::into)
 }
 
-/// Reads `--consumed`: one receipt identity per line.
-fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --consumed file {}", path.display()))?;
+/// The gate's record of admitted receipts, as read.
+struct Consumed {
+    path: PathBuf,
+    ids: std::collections::BTreeSet<String>,
+    /// The file does not exist yet: the first run of a gate, treated as an empty record.
+    absent: bool,
+}
+
+impl Consumed {
+    fn describe(&self) -> String {
+        if self.absent {
+            format!(
+                "--consumed {} does not exist yet: treated as an empty record (nothing admitted so far)",
+                self.path.display()
+            )
+        } else {
+            format!(
+                "{} ({} receipt identit{})",
+                self.path.display(),
+                self.ids.len(),
+                if self.ids.len() == 1 { "y" } else { "ies" }
+            )
+        }
+    }
+}
+
+/// Reads `--consumed`: one receipt identity per line. A file that does not exist is the
+/// gate's first run: an empty record, said so in the report and on standard error.
+fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
+    let text = match std::fs::read_to_string(path) {
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
+        {
+            return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
+        }
+        other => other.with_context(|| format!("reading --consumed file {}", path.display()))?,
+    };
     let mut set = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or_default().trim();
@@ -377,7 +442,7 @@ fn read_consumed(path: &Path) -> anyhow::Result<std::collections::BTreeSet<Strin
         }
         set.insert(id.to_ascii_lowercase());
     }
-    Ok(set)
+    Ok(Consumed { path: path.to_owned(), ids: set, absent: false })
 }
 
 /// Runs a recorded invocation again, as a fresh `crossverify` process writing its JSON report
