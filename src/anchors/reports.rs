@@ -67,8 +67,9 @@ pub static REPLAY_MATCHES: Check = Check {
     group: None,
     summary: "Re-running the attested command on the same inputs gives the signed report byte for byte",
     what: "With `attest --replay`, runs the recorded invocation again (paths as recorded, relative to the \
-           current directory) and compares the new statement's bytes with the signed payload. A mismatch \
-           names the first differing JSON Pointer; inputs that can no longer be read (moved, deleted) make \
+           current directory) and compares the new statement's bytes with the signed payload (the replayed \
+           report carries the signed report's `tool`; the replaying build is named beside the result). A \
+           mismatch names the first differing JSON Pointer; inputs that can no longer be read (moved, deleted) make \
            the check `cantTell` with the reason. Without `--replay` it is inapplicable.",
     why: "A signature says who vouches for a report, not that the report is right. Re-deriving it from the \
           same repositories lets a second auditor confirm the first auditor's result independently.",
