@@ -5,7 +5,7 @@
 //! run the recorded invocation again and compares the statements byte for byte.
 //!
 //! The recorded invocation is the command line after `crossverify` without the options that
-//! only say where output goes (`--format`, `--output`, `--threads`, `--quiet`, and the signing
+//! only say where output goes (`--format`, `--output`, `--threads`, `--quiet`, `--summary`, and the signing
 //! options themselves): those cannot change a report, and a replay must never write files.
 
 use std::path::Path;
@@ -21,7 +21,7 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Global options that take a value and do not change a report.
 const OUTPUT_OPTIONS: &[&str] = &["--format", "--output", "--threads", "--sign-report", "--attestation"];
 /// Global flags that do not change a report.
-const OUTPUT_FLAGS: &[&str] = &["--quiet", "-q"];
+const OUTPUT_FLAGS: &[&str] = &["--quiet", "-q", "--summary"];
 
 /// Could not sign or check (exit 2).
 #[derive(Debug, thiserror::Error)]

@@ -267,3 +267,68 @@ pub fn dsse_envelope(data: &[u8]) {
     assert!(signed_here || r.outcome != Outcome::Passed, "a fixed key verified a fuzzed signature");
     let _ = crate::anchors::reports::statement_result(&env, "fuzz");
 }
+
+/// Python's `len(text.splitlines())` after universal newlines, written independently of
+/// `crossexam::bus` so the property compares two readings.
+fn python_line_count(text: &str) -> usize {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut count = 0;
+    let mut open = false;
+    for c in text.chars() {
+        if matches!(c, '\n' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+        {
+            count += 1;
+            open = false;
+        } else {
+            open = true;
+        }
+    }
+    count + usize::from(open)
+}
+
+/// Separates the bus from an envelope in a `crossexam_bus` input.
+pub const SEALED_SEPARATOR: &[u8] = b"\n==sealed/alpha.jsonl==\n";
+
+/// `crossexam_bus`: `bus.jsonl` line splitting, envelopes and reveal blocks. The bytes before
+/// [`SEALED_SEPARATOR`] are the bus, the bytes after it `.sealed/alpha.jsonl`. The tool's
+/// numbering equals Python's `splitlines` count, physical and tool numbers are consistent,
+/// invalid UTF-8 is kept as such (never replaced), reveal blocks lie before their notes, and
+/// every rule but CX-I3 yields a result, the same twice.
+pub fn crossexam_bus(data: &[u8]) {
+    use crate::crossexam::{self, bus, load::Arena, replay};
+    let (bus_bytes, sealed) = match data.find(SEALED_SEPARATOR) {
+        Some(i) => (&data[..i], Some(data[i + SEALED_SEPARATOR.len()..].to_vec())),
+        None => (data, None),
+    };
+    let parsed = bus::parse(bus_bytes);
+    assert_eq!(parsed, bus::parse(bus_bytes), "splitting is a function of the bytes");
+    let mut next = 1;
+    for (i, l) in parsed.lines.iter().enumerate() {
+        assert_eq!((l.physical, l.tool), (i + 1, next), "numbers run on");
+        assert_eq!(l.text.is_none(), matches!(l.content, bus::Content::NotUtf8(_)), "undecodable lines stay undecoded");
+        next += l.pieces;
+    }
+    assert_eq!(parsed.tool_count, next - 1);
+    if let Ok(text) = std::str::from_utf8(bus_bytes) {
+        assert_eq!(parsed.tool_count, python_line_count(text), "the tool's count is splitlines'");
+    }
+    let r = replay::replay(&parsed);
+    assert_eq!(r.stages.len(), parsed.lines.len());
+    for b in &r.blocks {
+        assert!(b.members.iter().all(|m| *m < b.note) && b.members.len() as u64 <= b.announced);
+    }
+    let arena = Arena {
+        dir: Path::new("/nonexistent-crossverify-fuzz/_Msg").to_owned(),
+        bus: bus_bytes.to_vec(),
+        task: Some(Ok(b"status: debate\n".to_vec())),
+        sealed: sealed.map(|s| vec![("alpha".to_owned(), Ok(s))]).unwrap_or_default(),
+        seen: vec![("alpha".to_owned(), Ok(b"3\n".to_vec()))],
+        synthesis: Some(Ok(b"## Consensus\nalpha #2\n## Disagreements\nnone\n".to_vec())),
+        lock_dirs: Vec::new(),
+    };
+    let first = crossexam::judge(&arena, false);
+    assert_eq!(first, crossexam::judge(&arena, false), "judging is a function of the arena");
+    for c in crossexam::CHECKS.iter().filter(|c| c.code != "CX-I3") {
+        assert!(first.results.iter().any(|r| r.code == c.code), "{} yields no result", c.code);
+    }
+}

@@ -27,6 +27,7 @@ pub mod anchors;
 pub mod attest;
 pub mod checks;
 pub mod crossaudit;
+pub mod crossexam;
 pub mod foundation;
 pub mod fuzzing;
 pub mod git;

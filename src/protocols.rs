@@ -18,6 +18,7 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
     (&crate::anchors::FAMILY, &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS]),
+    (&crate::crossexam::FAMILY, &[crate::crossexam::CHECKS]),
 ];
 
 /// What `crossverify verify PATH` found: a protocol's description of PATH, the equivalent
@@ -41,13 +42,25 @@ pub type RunError = Box<dyn std::error::Error + Send + Sync>;
 pub type Detector = fn(&std::path::Path, Option<&std::path::Path>) -> Option<Detection>;
 
 /// Every protocol's detector, one line per protocol, asked in this order.
-pub static DETECTORS: &[Detector] = &[|p, s| {
-    crate::crossaudit::detect::detect(p, s).map(|d| Detection {
-        what: d.what.clone(),
-        command: d.command.clone(),
-        run: Box::new(move |ctx| d.run(ctx)),
-    })
-}];
+pub static DETECTORS: &[Detector] = &[
+    |p, s| {
+        crate::crossaudit::detect::detect(p, s).map(|d| Detection {
+            what: d.what.clone(),
+            command: d.command.clone(),
+            run: Box::new(move |ctx| d.run(ctx)),
+        })
+    },
+    |p, _| {
+        crate::crossexam::stats_input::is_transcript(p).then(|| {
+            let opts = crate::crossexam::Options::new(p);
+            Detection {
+                what: "a CrossExam transcript (a `_Msg` directory with bus.jsonl)".to_owned(),
+                command: format!("crossverify transcript {}", p.display()),
+                run: Box::new(move |_| crate::crossexam::transcript(&opts).map_err(Into::into)),
+            }
+        })
+    },
+];
 
 /// The first protocol that recognises `path`.
 ///
@@ -57,7 +70,7 @@ pub fn detect(path: &std::path::Path, science: Option<&std::path::Path>) -> Resu
     DETECTORS.iter().find_map(|d| d(path, science)).ok_or_else(|| {
         format!(
             "{}: not something crossverify recognises (looked for a CrossAudit ledger or receipt, in a git repository \
-             or a directory, and CrossAudit ledger records); name the command instead (`crossverify --help`)",
+             or a directory, CrossAudit ledger records and a CrossExam `_Msg` directory); name the command instead (`crossverify --help`)",
             path.display()
         )
     })

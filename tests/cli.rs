@@ -213,3 +213,148 @@ fn reftable_repositories_exit_2_naming_the_format() {
         "{err}"
     );
 }
+
+/// Every subcommand's `--help` ends with examples and the exit-code table.
+#[test]
+fn every_help_ends_with_examples_and_the_exit_codes() {
+    let s = Scratch::new(&[]);
+    // Every subcommand the top-level help lists, so a new one cannot ship without examples.
+    let top = s.run(&["--help"]).output().expect("runs");
+    let top = String::from_utf8_lossy(&top.stdout).into_owned();
+    let subs: Vec<&str> = top
+        .split("Commands:\n")
+        .nth(1)
+        .expect("the help lists the commands")
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(subs.len() >= 9, "{subs:?}");
+    for sub in subs {
+        let out = s.run(&[sub, "--help"]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{sub} --help");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let examples = text.find("\nExamples:\n").unwrap_or_else(|| panic!("{sub}: no examples:\n{text}"));
+        let codes = text.find("\nExit codes:\n").unwrap_or_else(|| panic!("{sub}: no exit codes:\n{text}"));
+        assert!(examples < codes, "{sub}: examples, then the exit codes");
+        let n =
+            text[examples..codes].lines().filter(|l| l.trim_start().starts_with(&format!("crossverify {sub}"))).count();
+        assert!((2..=3).contains(&n), "{sub}: {n} examples");
+        for code in ["0  verified", "1  failed", "2  could not run", "3  inconclusive"] {
+            assert!(text.contains(code), "{sub}: exit code line {code:?}");
+        }
+    }
+    snapshot!(s, "help_ledger", &["ledger", "--help"]);
+}
+
+/// clap's usage errors use the same single `crossverify: error:` line as every other error.
+#[test]
+fn usage_errors_are_one_line() {
+    let s = Scratch::new(&[]);
+    for args in [
+        &["manifest"][..],
+        &["frobnicate"],
+        &["checks", "--format", "yaml"],
+        &["checks", "--threads", "0"],
+        &["ledger"],
+        &["ledger", "--audit", "x", "--dialect", "v9"],
+        &["checks", "--no-such-flag"],
+    ] {
+        let out = s.run(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("crossverify: error: "), "{args:?}: {err}");
+    }
+}
+
+/// `--format` and `--output FORMAT=` take a format name in any letter case.
+#[test]
+fn format_names_are_case_insensitive() {
+    let s = Scratch::new(&[]);
+    let lower = s.run(&["checks", "--format", "json"]).output().expect("runs");
+    for name in ["JSON", "Json"] {
+        let out = s.run(&["checks", "--format", name]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(out.stdout, lower.stdout, "{name}");
+    }
+    let out = s.run(&["checks", "--quiet", "--output", "MARKDOWN=checks.md"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(s.path().join("checks.md").is_file());
+}
+
+/// A failed run ends with the verdict and the failing checks (code, subject, one line each),
+/// then the audit outcome; `--summary` prints just those lines.
+#[test]
+fn the_closing_lines_name_the_failing_checks() {
+    let s = Scratch::new(&["s2-wrong-sha"]);
+    let args = ["ledger", "--audit", "s2-wrong-sha/audit", "--science", "s2-wrong-sha/science"];
+    let full = s.run(&args).output().expect("runs");
+    assert_eq!(full.status.code(), Some(1));
+    let full = String::from_utf8_lossy(&full.stdout).into_owned();
+    let summary = s.run(&[&args[..], &["--summary"]].concat()).output().expect("runs");
+    assert_eq!(summary.status.code(), Some(1));
+    let summary = String::from_utf8_lossy(&summary.stdout).into_owned();
+    // The summary is the full report's first and closing lines, nothing else.
+    let closing: Vec<&str> = summary.lines().skip(1).collect();
+    assert!(full.starts_with(summary.lines().next().expect("first line")));
+    assert!(full.trim_end().ends_with(&closing.join("\n")), "the full report ends with the summary's lines");
+    assert!(closing.iter().any(|l| l.trim_start().starts_with("CV-A701 failed ")), "{summary}");
+    assert!(closing.last().is_some_and(|l| l.starts_with("audit outcome (")), "{summary}");
+    snapshot!(s, "ledger_failed_summary", &[&args[..], &["--summary"]].concat());
+    snapshot!(s, "ledger_failed_markdown_head", &[&args[..], &["--summary", "--format", "markdown"]].concat());
+}
+
+/// A ledger whose every commit was BLOCKED is genuine (exit 0), and says that the work did not
+/// pass: the two answers are never one word.
+#[test]
+fn an_all_blocked_ledger_is_genuine_and_says_blocked() {
+    use crossverify_fixtures::fixture::synthetic::Options;
+    use crossverify_fixtures::mint;
+    let s = Scratch::new(&[]);
+    let shape = mint::Synthetic {
+        science: Options { seed: 7, commits: 2, files: 3, files_per_dir: 3, ..Options::default() },
+        blocked_every: 1,
+    };
+    mint::synthetic(&s.path().join("blocked"), &shape).expect("mint");
+    let args = ["ledger", "--audit", "blocked/audit", "--science", "blocked/science", "--summary"];
+    let out = s.run(&args).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("0 passed audit, 2 blocked, 0 escalated; 2 not admissible"), "{text}");
+    assert!(text.starts_with("crossverify ledger · records genuine: VERIFIED (exit 0) · audit outcome: "), "{text}");
+    let json = s.run(&[&args[..5], &["--format", "json"]].concat()).output().expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(report["outcome"], "verified");
+    assert_eq!(report["auditOutcome"]["tone"], "bad");
+    assert_eq!(report["auditOutcome"]["decision"]["label"], "2 not admissible");
+    snapshot!(s, "ledger_all_blocked_summary", &args);
+}
+
+/// The demo, summarised: integrity and audit outcome on separate lines.
+#[test]
+fn demo_summary() {
+    let s = Scratch::new(&[]);
+    snapshot!(s, "demo_summary", &["demo", "--summary"]);
+}
+
+/// Revisions that are not commits are named in plain words, never gix's internals.
+#[test]
+fn revision_errors_speak_plainly() {
+    let s = Scratch::new(&["repo-plain"]);
+    support::git(s.path(), &["init", "-q", "empty"]);
+    for (args, says) in [
+        (&["manifest", "empty", "HEAD"][..], "the repository has no commits"),
+        (&["ledger", "--audit", "empty"], "the repository has no commits"),
+        (&["manifest", "repo-plain/repo", "HEAD^{tree}"], "it names the tree"),
+        (&["manifest", "repo-plain/repo", "no-such-branch"], "no branch, tag or commit is called `no-such-branch`"),
+    ] {
+        let out = s.run(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("peel") && !err.contains("Last encountered"), "{args:?}: {err}");
+    }
+}

@@ -240,3 +240,92 @@ fn table_output_is_coloured_on_a_terminal_unless_no_color() {
     assert!(run(None).contains("\u{1b}["), "a terminal gets colour");
     assert!(!run(Some("1")).contains("\u{1b}["), "NO_COLOR=1 turns colour off");
 }
+
+/// The sample report with an audit outcome, an info-level failure and six error-level
+/// failures (one more than the closing lines name).
+fn judged_sample() -> Report {
+    use crossverify::report::{AuditOutcome, OutcomePart, Tone};
+    let mut report = sample::ledger_report();
+    let g001 = crossverify::protocols::find("CV-G001").expect("registered");
+    for i in 1..=6 {
+        report.results.push(CheckResult::new(
+            g001,
+            Outcome::Failed,
+            format!("cycle-{i}"),
+            format!("digest {i} differs"),
+        ));
+    }
+    let info = crossverify::protocols::find("CV-A803").expect("registered");
+    assert_eq!(crossverify::report::Registered::level(info), Level::Info);
+    report.results.push(CheckResult::new(info, Outcome::Failed, "ledger", "context, not a failure"));
+    report.finish();
+    let part = |label: &str, count: u64, tone: Tone| OutcomePart { label: label.into(), count: Some(count), tone };
+    report.audit_outcome = Some(AuditOutcome {
+        basis: "latest verdict of each of 3 audited commits".into(),
+        parts: vec![
+            part("passed audit", 1, Tone::Good),
+            part("blocked", 2, Tone::Bad),
+            part("escalated", 0, Tone::Neutral),
+        ],
+        decision: Some(OutcomePart { label: "2 not admissible".into(), count: None, tone: Tone::Bad }),
+        tone: Tone::Bad,
+    });
+    crossverify::protocols::describe(&mut report);
+    report
+}
+
+/// Both verdicts, separately, in every human format and in JSON; the failing checks named.
+#[test]
+fn the_integrity_verdict_and_the_audit_outcome_are_said_separately() {
+    let report = judged_sample();
+    let table = text(&report, Format::Table);
+    let closing: Vec<&str> = table.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+    insta::assert_snapshot!("judged_table_closing", closing.join("\n"));
+    let markdown = text(&report, Format::Markdown);
+    let head: Vec<&str> = markdown.lines().take_while(|l| !l.starts_with("Inputs:")).collect();
+    insta::assert_snapshot!("judged_markdown_head", head.join("\n"));
+    let html = text(&report, Format::Html);
+    let banner = &html[html.find("<header").expect("banner")..html.find("</header>").expect("banner end")];
+    insta::assert_snapshot!("judged_html_banner", banner);
+    let json: Value = serde_json::from_str(&text(&report, Format::Json)).expect("JSON");
+    assert_eq!(json["outcome"], "failed");
+    assert_eq!(json["auditOutcome"]["decision"]["label"], "2 not admissible");
+    assert_eq!(json["auditOutcome"]["parts"][1]["count"], 2);
+    // Five failing checks named, the sixth counted.
+    assert_eq!(table.lines().filter(|l| l.starts_with("  CV-G001 failed cycle-")).count(), 5, "{table}");
+    assert!(table.contains("… and 1 more"));
+    assert!(banner.contains("… and 1 more"));
+}
+
+/// A failure at level info is context: never counted or coloured as a failure.
+#[test]
+fn info_level_results_are_never_in_the_colour_of_failure() {
+    let mut report = sample::ledger_report();
+    let info = crossverify::protocols::find("CV-A803").expect("registered");
+    report.results.push(CheckResult::new(info, Outcome::Failed, "ledger", "context, not a failure"));
+    report.finish();
+    crossverify::protocols::describe(&mut report);
+    let html = text(&report, Format::Html);
+    let banner = &html[..html.find("</header>").expect("banner end")];
+    let failures = report.summary.errors + report.summary.warnings;
+    assert_eq!(report.summary.failed, failures + 1, "the info-level failure is a failed result");
+    assert!(banner.contains(&format!("<li class=\"failed\"><b>{failures}</b> failed</li>")), "{banner}");
+    assert!(banner.contains("<li class=\"info\"><b>1</b> info notes</li>"), "{banner}");
+    assert!(html.contains("<details class=\"check muted\" id=\"check-CV-A803\""), "the check is drawn neutral");
+    let row = &html[html.find("<tr><th scope=\"row\"><a href=\"#check-CV-A803\">").expect("count row")..];
+    let row = &row[..row.find("</tr>").expect("row end")];
+    assert!(row.contains("<td class=\"num\">1</td>") && !row.contains("num bad"), "{row}");
+    assert!(html.contains(
+        "<span class=\"badge muted\">failed</span> <code class=\"subject\">ledger</code> <span class=\"msg\">context"
+    ));
+    let coloured = render::render(&report, Format::Table, &Options { width: None, color: true, summary: false });
+    let coloured = String::from_utf8(coloured).expect("utf-8");
+    let row = coloured.lines().find(|l| l.contains("context, not a failure")).expect("row");
+    assert!(!row.contains("\u{1b}["), "no colour on the info row: {row:?}");
+    let junit = text(&report, Format::Junit);
+    assert!(
+        junit.contains("<skipped type=\"info\" message=\"info, not a failure: context, not a failure\">"),
+        "{junit}"
+    );
+    assert!(junit.contains(&format!("failures=\"{failures}\"")), "JUnit counts no info-level failure");
+}

@@ -42,6 +42,7 @@ fn every_target_is_replayed() {
         "sshsig",
         "allowed_signers",
         "dsse_envelope",
+        "crossexam_bus",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -98,5 +99,13 @@ fn receipt_verify_seeds_hold() {
     for (path, data) in &all {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.check(data)));
         assert!(r.is_ok(), "receipt_verify: seed {} fails its property", path.display());
+    }
+}
+
+#[test]
+fn crossexam_bus_seeds_hold() {
+    for (path, data) in seeds("crossexam_bus") {
+        let r = std::panic::catch_unwind(|| fuzzing::crossexam_bus(&data));
+        assert!(r.is_ok(), "crossexam_bus: seed {} fails its property", path.display());
     }
 }

@@ -57,7 +57,7 @@ fn declarations(files: &[(String, String)]) -> BTreeMap<String, String> {
             } else {
                 continue;
             };
-            if let Some(code) = rest.split('"').nth(1).filter(|c| c.starts_with("CV-")) {
+            if let Some(code) = rest.split('"').nth(1).filter(|c| checks::find(c).is_some()) {
                 out.insert(code.to_owned(), ident.to_owned());
             }
         }
@@ -211,7 +211,7 @@ fn doc_pages_are_generated_and_current() {
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("CV-") && !expected.contains(n))
+                .filter(|n| (n.starts_with("CV-") || n.starts_with("CX-")) && !expected.contains(n))
                 .collect()
         })
         .unwrap_or_default();

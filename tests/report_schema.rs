@@ -33,6 +33,7 @@ fn real_reports_validate() {
     let reports = [
         ("sample", serde_json::to_value(sample::ledger_report()).expect("serialises")),
         ("manifest", report_json(&["manifest", repo, "HEAD"])),
+        ("demo (with an audit outcome)", report_json(&["demo"])),
         ("checks", report_json(&["checks"])),
         ("explain", report_json(&["explain", "CV-G001"])),
     ];

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{Admission, INVARIANTS, Run};
-use crate::report::{Chart, ChartKind, CheckResult, Outcome, Point, Report, Table, View};
+use crate::report::{
+    AuditOutcome, Chart, ChartKind, CheckResult, Outcome, OutcomePart, Point, Report, Table, Tone, View,
+};
 
 /// The I1–I8 × enforced / violated / not measured table over `results`.
 #[must_use]
@@ -51,13 +53,17 @@ pub fn conformance(results: &[CheckResult]) -> Table {
     }
 }
 
-/// "ready", "no: <first shortfall>" or "unknown: <what cannot be observed>" (its topic
+/// "ready", "no: <first shortfall> (+N more)" or "unknown: <what cannot be observed>" (its topic
 /// only, e.g. "single use"; the `admissions` section has the sentence).
 fn admission_cell(a: &Admission) -> String {
     if a.ready {
         "ready".to_owned()
     } else if let Some(s) = a.shortfalls.first() {
-        format!("no: {s}")
+        // The first reason, and how many more the admission section lists.
+        match a.shortfalls.len() - 1 {
+            0 => format!("no: {s}"),
+            more => format!("no: {s} (+{more} more)"),
+        }
     } else {
         let topic = a.unobservable.first().map_or("", |u| u.split(':').next().unwrap_or(u));
         format!("unknown: {topic}")
@@ -65,6 +71,7 @@ fn admission_cell(a: &Admission) -> String {
 }
 
 pub(super) fn cycles(report: &mut Report, run: &Run, admissions: &[Admission]) {
+    report.audit_outcome = Some(audit_outcome(run, admissions));
     report.views.push(View::Table(conformance(&report.results)));
     let mut failed_by_cycle: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &report.results {
@@ -141,6 +148,86 @@ pub(super) fn cycles(report: &mut Report, run: &Run, admissions: &[Admission]) {
     }));
 }
 
+/// What the ledger decided about the work: the latest verdict of each audited commit (a
+/// commit re-audited after a BLOCK counts once, by its last round) and how many of those
+/// latest receipts are admissible now. The integrity verdict says only that the records are
+/// genuine; an all-BLOCKED ledger is genuine and its work did not pass.
+fn audit_outcome(run: &Run, admissions: &[Admission]) -> AuditOutcome {
+    let mut latest: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (c, f)) in run.ledger.cycles.iter().zip(&run.facts).enumerate() {
+        let key = f.receipt.as_ref().and_then(|r| r.sha.clone()).unwrap_or_else(|| format!("cycle {}", c.name));
+        latest.insert(key, i);
+    }
+    let (mut passed, mut caveats, mut blocked, mut escalated, mut unaudited) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut other: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut admissible, mut undecidable) = (0u64, 0u64);
+    for &i in latest.values() {
+        match run.facts[i].verdict.as_deref() {
+            Some("PASS") => passed += 1,
+            Some("PASS_WITH_CAVEATS") => caveats += 1,
+            Some("BLOCK" | "BLOCKED") => blocked += 1,
+            Some("ESCALATE") => escalated += 1,
+            Some(v) => *other.entry(v.to_owned()).or_default() += 1,
+            None => unaudited += 1,
+        }
+        match admissions.get(i) {
+            Some(a) if a.ready => admissible += 1,
+            Some(a) if a.shortfalls.is_empty() => undecidable += 1,
+            _ => {}
+        }
+    }
+    let part = |label: &str, count: u64, tone: Tone| OutcomePart { label: label.to_owned(), count: Some(count), tone };
+    let quiet = |n: u64, tone: Tone| if n == 0 { Tone::Neutral } else { tone };
+    let mut parts = vec![part("passed audit", passed, quiet(passed, Tone::Good))];
+    if caveats > 0 {
+        parts.push(part("passed with caveats", caveats, Tone::Unknown));
+    }
+    parts.push(part("blocked", blocked, quiet(blocked, Tone::Bad)));
+    parts.push(part("escalated", escalated, quiet(escalated, Tone::Bad)));
+    for (v, n) in &other {
+        parts.push(part(v, *n, Tone::Unknown));
+    }
+    if unaudited > 0 {
+        parts.push(part("without a readable receipt", unaudited, Tone::Unknown));
+    }
+    let total = latest.len() as u64;
+    let (denied, undecided) = (total - admissible - undecidable, undecidable);
+    let mut said: Vec<String> = Vec::new();
+    for (n, what) in [(admissible, "admissible"), (denied, "not admissible"), (undecided, "admission not observable")] {
+        if n > 0 {
+            said.push(format!("{n} {what}"));
+        }
+    }
+    let decision = OutcomePart {
+        label: if said.is_empty() { "nothing to admit".to_owned() } else { said.join(", ") },
+        count: None,
+        tone: if denied > 0 {
+            Tone::Bad
+        } else if total > 0 && admissible == total {
+            Tone::Good
+        } else if total == 0 {
+            Tone::Neutral
+        } else {
+            Tone::Unknown
+        },
+    };
+    let tone = if blocked + escalated > 0 {
+        Tone::Bad
+    } else if total > 0 && passed == total {
+        Tone::Good
+    } else if total == 0 {
+        Tone::Neutral
+    } else {
+        Tone::Unknown
+    };
+    AuditOutcome {
+        basis: format!("latest verdict of each of {total} audited commit{}", if total == 1 { "" } else { "s" }),
+        parts,
+        decision: Some(decision),
+        tone,
+    }
+}
+
 /// The one-row admission table of `crossverify receipt`.
 pub(super) fn admission(a: &Admission) -> View {
     View::Table(Table {
@@ -162,4 +249,15 @@ pub(super) fn headline(report: &mut Report, a: &Admission) {
     let decision = if a.ready { "ready to admit" } else { "not admissible" };
     let text = if a.reason.is_empty() { decision.to_owned() } else { format!("{decision} · {}", a.reason) };
     report.hints.headline = Some(("Admission".to_owned(), text));
+    // The receipt's audit outcome is its admission: the verdict banner only says it is genuine.
+    report.audit_outcome = Some(AuditOutcome {
+        basis: "this receipt".to_owned(),
+        parts: Vec::new(),
+        decision: Some(OutcomePart {
+            label: decision.to_owned(),
+            count: None,
+            tone: if a.ready { Tone::Good } else { Tone::Bad },
+        }),
+        tone: if a.ready { Tone::Good } else { Tone::Bad },
+    });
 }

@@ -337,8 +337,13 @@ impl Repo {
             .inner
             .rev_parse_single(rev)
             .map_err(|e| {
+                // An unborn HEAD fails every revision with gix's "Could not peel 'HEAD'": say
+                // what the user can act on instead.
+                if self.inner.head().is_ok_and(|h| h.is_unborn()) {
+                    return spec_err("the repository has no commits".to_owned());
+                }
                 let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                spec_err(first_line(&cause))
+                spec_err(revision_reason(&first_line(&cause)))
             })?
             .detach();
         let obj = self
@@ -346,7 +351,24 @@ impl Repo {
             .try_find_object(id)
             .map_err(|e| spec_err(e.to_string()))?
             .ok_or_else(|| self.missing(id, "object"))?;
-        let peeled = obj.peel_to_kind(gix::object::Kind::Commit).map_err(|e| spec_err(first_line(&e.to_string())))?;
+        // Name the kind the revision reached rather than gix's peeling trace ("Last
+        // encountered object … was blob").
+        let named = match obj.kind {
+            gix::object::Kind::Blob => Some(("blob", "a file's contents")),
+            gix::object::Kind::Tree => Some(("tree", "a directory")),
+            gix::object::Kind::Commit | gix::object::Kind::Tag => None,
+        };
+        if let Some((kind, what)) = named {
+            return Err(spec_err(format!("it names the {kind} {} ({what}), not a commit", short_id(id))));
+        }
+        let peeled = obj.peel_to_kind(gix::object::Kind::Commit).map_err(|e| {
+            let reason = first_line(&e.to_string());
+            spec_err(if reason.contains("Last encountered object") {
+                "it is a tag that does not point to a commit".to_owned()
+            } else {
+                reason
+            })
+        })?;
         Ok(peeled.id)
     }
 
@@ -688,6 +710,43 @@ pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
     gix::ThreadSafeRepository::init_opts(path, gix::create::Kind::Bare, gix::create::Options::default(), opts)
         .map(|r| r.to_thread_local())
         .map_err(|e| e.to_string())
+}
+
+/// gix's revision-parser messages in the words of someone who typed a revision.
+fn revision_reason(cause: &str) -> String {
+    if let Some(name) = cause.strip_prefix("Reference \"").and_then(|r| r.strip_suffix("\" could not be found")) {
+        return format!("no branch, tag or commit is called `{name}`");
+    }
+    // "Commit 54db207 has 1 ancestors along the first parent and ancestor number 5 is out of range"
+    let words: Vec<&str> = cause.split(' ').collect();
+    if let [
+        "Commit",
+        id,
+        "has",
+        n,
+        "ancestors",
+        "along",
+        "the",
+        "first",
+        "parent",
+        "and",
+        "ancestor",
+        "number",
+        m,
+        "is",
+        "out",
+        "of",
+        "range",
+    ] = words.as_slice()
+    {
+        return format!("the history before {id} is only {n} commit(s) deep along the first parent, not {m}");
+    }
+    cause.to_owned()
+}
+
+fn short_id(id: ObjectId) -> String {
+    let hex = id.to_string();
+    hex.get(..12).unwrap_or(&hex).to_owned()
 }
 
 fn first_line(s: &str) -> String {

@@ -16,8 +16,12 @@ use super::table::{NOT_MEASURED, fmt_num, scalar};
 use super::xml::esc;
 use crate::report::{Chart, ChartKind, CheckResult, Hints, Outcome, Report, Table, Verdict, View};
 
-/// Tables longer than this start collapsed.
+/// Tables longer than this scroll inside a box with a sticky header, so a 1,000-cycle table
+/// neither hides behind a click nor pushes the rest of the page away.
 const OPEN_ROWS: usize = 60;
+/// Text cells longer than this show their start and fold the rest (a 1,000-word decision
+/// sequence is one click away, not a wall).
+const LONG_CELL_CHARS: usize = 120;
 /// Results shown per check in the "did not pass" section.
 const MAX_RESULTS_PER_CHECK: usize = 200;
 /// Largest JSON section embedded verbatim.
@@ -111,15 +115,21 @@ fn header(out: &mut String, report: &Report) {
             Verdict::Failed => "✗",
             Verdict::Inconclusive => "!",
         };
+        let integrity = report
+            .audit_outcome
+            .as_ref()
+            .map_or_else(String::new, |_| format!(" <small>{}</small>", super::integrity_word(report.outcome)));
         let _ = write!(
             out,
             "<header class=\"verdict {class}\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
-             <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
+             <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}{integrity}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
             esc(&report.command),
             super::verdict_word(report.outcome),
             esc(&capitalise(super::verdict_reason(report.outcome))),
             report.exit_code()
         );
+        deciding(out, report);
+        audit_outcome(out, report);
     }
     if let Some((label, text)) = &report.hints.headline {
         let _ = writeln!(out, "<p class=\"headline\"><b>{}:</b> {}</p>", esc(label), esc(text));
@@ -127,9 +137,11 @@ fn header(out: &mut String, report: &Report) {
     let s = &report.summary;
     if s.total > 0 {
         out.push_str("<ul class=\"counts\">");
+        // Info-level failures are context: counted in their own neutral pill, never as failed.
         for (n, label, cls) in [
             (s.passed, "passed", "passed"),
-            (s.failed, "failed", "failed"),
+            (s.errors + s.warnings, "failed", "failed"),
+            (s.infos(), "info notes", "info"),
             (s.cant_tell, "cantTell", "cantTell"),
             (s.untested, "untested", "untested"),
             (s.inapplicable, "inapplicable", "inapplicable"),
@@ -149,6 +161,42 @@ fn header(out: &mut String, report: &Report) {
     out.push_str("</header>\n");
 }
 
+/// The results that decided the verdict, named in the banner: code, subject and message, one
+/// line each, linked to their evidence below.
+fn deciding(out: &mut String, report: &Report) {
+    let (lines, more) = super::deciding_lines(report);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<ul class=\"deciding\">");
+    for (line, r) in lines.iter().zip(report.deciding()) {
+        let _ = write!(out, "<li><a href=\"#check-{}\">{}</a></li>", esc(&r.code), esc(line));
+    }
+    if more > 0 {
+        let _ = write!(out, "<li class=\"more\">{}</li>", esc(&super::more_line(more)));
+    }
+    out.push_str("</ul>\n");
+}
+
+/// What the records decided about the work, on a white card inside the banner so its colour
+/// is never read as the verdict's.
+fn audit_outcome(out: &mut String, report: &Report) {
+    let Some(a) = &report.audit_outcome else { return };
+    let badge = |p: &crate::report::OutcomePart| {
+        format!("<span class=\"badge {}\">{}</span>", super::colors(p.tone).css, esc(&p.text()))
+    };
+    let parts: Vec<String> = a.parts.iter().map(badge).collect();
+    let decision =
+        a.decision.as_ref().map_or_else(String::new, |d| format!(" <span class=\"sep\">→</span> {}", badge(d)));
+    let _ = writeln!(
+        out,
+        "<p class=\"audit-outcome tone-{}\"><b>Audit outcome</b> <span class=\"basis\">({})</span> {}{decision}</p>",
+        super::colors(a.tone).css,
+        esc(&a.basis),
+        parts.join(" ")
+    );
+}
+
 fn inputs(out: &mut String, report: &Report) {
     if report.inputs.is_empty() {
         return;
@@ -166,15 +214,22 @@ fn table(out: &mut String, t: &Table, hints: &Hints) {
     let _ = writeln!(out, "<section class=\"view\" id=\"view-{id}\"><h2>{}</h2>", esc(&t.title));
     let collapsed = t.rows.len() > OPEN_ROWS;
     if collapsed {
-        let _ = writeln!(out, "<details><summary>Show all {} rows</summary>", t.rows.len());
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{} rows: the table scrolls, its header stays; <code>--format csv</code> has them as a file.</p>",
+            t.rows.len()
+        );
     }
     // A column holding numbers is right-aligned throughout, "not measured" cells included.
     let numeric: Vec<bool> =
         (0..t.columns.len()).map(|i| t.rows.iter().any(|r| r.get(i).is_some_and(Value::is_number))).collect();
-    out.push_str("<div class=\"scroll\"><table><thead><tr>");
+    // Many columns get a denser type so a 1,280 px page holds them without sideways scrolling;
+    // column names may break after `_` (`closed_confirmed_in`).
+    let wide = if t.columns.len() > 8 { " class=\"wide\"" } else { "" };
+    let _ = write!(out, "<div class=\"scroll{}\"><table{wide}><thead><tr>", if collapsed { " tall" } else { "" });
     for (i, c) in t.columns.iter().enumerate() {
         let cls = if numeric.get(i) == Some(&true) { " class=\"num\"" } else { "" };
-        let _ = write!(out, "<th scope=\"col\"{cls}>{}</th>", esc(c));
+        let _ = write!(out, "<th scope=\"col\"{cls}>{}</th>", esc(c).replace('_', "_<wbr>"));
     }
     out.push_str("</tr></thead><tbody>\n");
     for row in &t.rows {
@@ -191,9 +246,6 @@ fn table(out: &mut String, t: &Table, hints: &Hints) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
-    if collapsed {
-        out.push_str("</details>\n");
-    }
     if let Some(n) = &t.note {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(n));
     }
@@ -215,6 +267,15 @@ fn cell_class(v: &Value, hints: &Hints) -> String {
 fn cell_html(v: &Value, hints: &Hints) -> String {
     match v {
         Value::Null => NOT_MEASURED.to_owned(),
+        Value::String(s) if s.chars().count() > LONG_CELL_CHARS => {
+            let head: String = s.chars().take(LONG_CELL_CHARS / 2).collect();
+            format!(
+                "<details class=\"long\"><summary>{}… <span class=\"note\">({} characters)</span></summary>{}</details>",
+                esc(&head),
+                s.chars().count(),
+                esc(s)
+            )
+        }
         Value::String(s) if word_class(s, hints).is_some() => format!("<span class=\"badge\">{}</span>", esc(s)),
         other => {
             let (shown, full) = (super::table::cell(other), scalar(other));
@@ -282,7 +343,11 @@ fn attention(out: &mut String, report: &Report) {
         for r in &results {
             *counts.entry(r.outcome).or_default() += 1;
         }
-        let worst = if counts.contains_key(&Outcome::Failed) { "bad" } else { "warn" };
+        let worst = match results.iter().filter_map(|r| super::result_tone(r)).min() {
+            Some(crate::report::Tone::Bad) => "bad",
+            Some(crate::report::Tone::Neutral) => "muted",
+            _ => "warn",
+        };
         let tally: Vec<String> = counts.iter().map(|(o, n)| format!("{n} {}", o.as_str())).collect();
         let _ = writeln!(
             out,
@@ -330,10 +395,7 @@ fn attention(out: &mut String, report: &Report) {
 }
 
 fn result(out: &mut String, r: &CheckResult) {
-    let cls = match r.outcome {
-        Outcome::Failed => "bad",
-        _ => "warn",
-    };
+    let cls = super::result_tone(r).map_or("warn", |t| super::colors(t).css);
     let _ = write!(
         out,
         "<li><span class=\"badge {cls}\">{}</span> {}<span class=\"msg\">{}</span>",
@@ -407,6 +469,8 @@ fn check_counts(out: &mut String, report: &Report) {
             let cls = match (o, n) {
                 (_, 0) => "num zero",
                 (Outcome::Passed, _) => "num good",
+                // A failure at level info is context, never in the colour of failure.
+                (Outcome::Failed, _) if first.level == crate::report::Level::Info => "num",
                 (Outcome::Failed, _) => "num bad",
                 (Outcome::CantTell | Outcome::Untested, _) => "num warn",
                 (Outcome::Inapplicable, _) => "num",

@@ -4,7 +4,7 @@
 //! - `{"record":"result", "code", "level", "outcome", "subject", "message", "location"?, "evidence"}`:
 //!   exactly a `results[]` entry of the JSON report;
 //! - `{"record":"summary", "schemaVersion", "tool", "command", "inputs", "outcome", "exitCode",
-//!   "summary", "stats"}`: always last, so a reader that stops early knows it did not see it.
+//!   "summary", "stats", "auditOutcome"?}`: always last, so a reader that stops early knows it did not see it.
 //!
 //! Sections and views are not in the stream: `--format json` carries the whole report.
 
@@ -34,6 +34,8 @@ struct SummaryRecord<'a> {
     exit_code: u8,
     summary: &'a Summary,
     stats: &'a BTreeMap<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_outcome: Option<&'a crate::report::AuditOutcome>,
 }
 
 pub(super) fn render(report: &Report) -> String {
@@ -53,6 +55,7 @@ pub(super) fn render(report: &Report) -> String {
             exit_code: report.exit_code(),
             summary: &report.summary,
             stats: &report.stats,
+            audit_outcome: report.audit_outcome.as_ref(),
         },
     );
     out

@@ -3,7 +3,8 @@
 //!
 //! JUnit XML is not a formal standard; the output validates against the widely used Ant/Surefire
 //! schema that Jenkins' xUnit plugin ships (`test-vectors/junit/junit-10.xsd`).
-//! - failed → `<failure type="CODE" message="…">` with the evidence as text;
+//! - failed → `<failure type="CODE" message="…">` with the evidence as text, except at level
+//!   info: context, never drawn as a failure, so `<skipped type="info">`;
 //! - cantTell, untested and inapplicable → `<skipped message="outcome: reason">`: a CI pane
 //!   must not show them as passes, and they are not failures of the input either;
 //! - passed → an empty testcase.
@@ -16,7 +17,8 @@ use crate::report::{Outcome, Report};
 
 pub(super) fn render(report: &Report) -> String {
     let s = &report.summary;
-    let skipped = s.cant_tell + s.inapplicable + s.untested;
+    let skipped = s.cant_tell + s.inapplicable + s.untested + s.infos();
+    let failures = s.errors + s.warnings;
     let suite = format!("crossverify.{}", report.command);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -24,14 +26,14 @@ pub(super) fn render(report: &Report) -> String {
         "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"0\">",
         attr(&format!("crossverify {}", report.command)),
         s.total,
-        s.failed
+        failures
     );
     let _ = writeln!(
         out,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{skipped}\" time=\"0\">",
         attr(&suite),
         s.total,
-        s.failed
+        failures
     );
     out.push_str("    <properties>\n");
     let mut prop = |name: &str, value: &str| {
@@ -40,6 +42,9 @@ pub(super) fn render(report: &Report) -> String {
     prop("tool", &format!("{} {}", report.tool.name, report.tool.version));
     prop("outcome", report.outcome.as_str());
     prop("exitCode", &report.exit_code().to_string());
+    if let Some(a) = &report.audit_outcome {
+        prop("auditOutcome", &format!("{}: {}", a.basis, a.line()));
+    }
     for (k, v) in &report.inputs {
         let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
         prop(&format!("input.{k}"), &text);
@@ -56,6 +61,16 @@ pub(super) fn render(report: &Report) -> String {
         match r.outcome {
             Outcome::Passed => {
                 let _ = writeln!(out, "{open}/>");
+            }
+            Outcome::Failed if r.level == crate::report::Level::Info => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    "      <skipped type=\"info\" message=\"{}\">{}</skipped>",
+                    attr(&format!("info, not a failure: {}", r.message)),
+                    text(&details(r, report))
+                );
+                out.push_str("    </testcase>\n");
             }
             Outcome::Failed => {
                 let _ = writeln!(out, "{open}>");

@@ -18,7 +18,7 @@ const MAX_ROWS: usize = 40;
 /// Results listed under "Did not pass" before cutting.
 const MAX_RESULTS: usize = 50;
 
-pub(super) fn render(report: &Report) -> String {
+pub(super) fn render(report: &Report, summary: bool) -> String {
     let mut out = String::new();
     let text: Vec<_> = super::text_sections(report).collect();
     if report.results.is_empty() && report.views.is_empty() && !text.is_empty() {
@@ -35,6 +35,10 @@ pub(super) fn render(report: &Report) -> String {
         counts(&mut out, report);
     } else {
         verdict(&mut out, report);
+        if summary {
+            footer(&mut out, report);
+            return out;
+        }
     }
     if !report.inputs.is_empty() {
         let inputs: Vec<String> =
@@ -129,12 +133,16 @@ pub(super) fn render(report: &Report) -> String {
             out.push('\n');
         }
     }
+    footer(&mut out, report);
+    out
+}
+
+fn footer(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "<sub>{} {} · report schema {}</sub>",
         report.tool.name, report.tool.version, report.schema_version
     );
-    out
 }
 
 fn verdict(out: &mut String, report: &Report) {
@@ -143,14 +151,31 @@ fn verdict(out: &mut String, report: &Report) {
         Verdict::Failed => "❌",
         Verdict::Inconclusive => "⚠️",
     };
+    let integrity = report.audit_outcome.as_ref().map_or("", |_| super::integrity_word(report.outcome));
     let _ = writeln!(
         out,
-        "## {mark} crossverify {}: {} (exit {})\n",
+        "## {mark} crossverify {}: {}{}{} (exit {})\n",
         cell(&report.command),
+        integrity,
+        if integrity.is_empty() { "" } else { ", " },
         super::verdict_word(report.outcome),
         report.exit_code()
     );
     let _ = writeln!(out, "{}.\n", capitalise(super::verdict_reason(report.outcome)));
+    let (lines, more) = super::deciding_lines(report);
+    for l in &lines {
+        let _ = writeln!(out, "- {}", cell(l));
+    }
+    if more > 0 {
+        let _ = writeln!(out, "- *{}*", cell(&super::more_line(more)));
+    }
+    if !lines.is_empty() {
+        out.push('\n');
+    }
+    if let Some(a) = &report.audit_outcome {
+        // Text, not colour: a job summary shows the two answers as two sentences.
+        let _ = writeln!(out, "**Audit outcome** ({}): {}\n", cell(&a.basis), cell(&a.line()));
+    }
     counts(out, report);
 }
 

@@ -88,10 +88,10 @@ impl Format {
         }
     }
 
-    /// Parses a command-line name.
+    /// Parses a command-line name, in any letter case (`JSON`, `Sarif-GitHub`).
     #[must_use]
     pub fn parse(s: &str) -> Option<Format> {
-        Format::ALL.iter().copied().find(|f| f.name() == s)
+        Format::ALL.iter().copied().find(|f| f.name().eq_ignore_ascii_case(s))
     }
 }
 
@@ -102,6 +102,9 @@ pub struct Options {
     pub width: Option<u16>,
     /// Whether to use ANSI colour.
     pub color: bool,
+    /// Table and Markdown: just the verdict, the audit outcome and the results that decided
+    /// them (`--summary`), for CI logs and job summaries.
+    pub summary: bool,
 }
 
 /// Renders `report` in `format`. For `csv` this is the primary file only; see [`companions`].
@@ -114,7 +117,7 @@ pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
         #[cfg(not(feature = "cli"))]
         Format::Table => {
             let _ = opts;
-            markdown::render(report).into_bytes()
+            markdown::render(report, opts.summary).into_bytes()
         }
         Format::Json => json::render(report).into_bytes(),
         Format::Jsonl => jsonl::render(report).into_bytes(),
@@ -122,7 +125,7 @@ pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
         Format::Sarif => sarif::render(report, sarif::Profile::Full).into_bytes(),
         Format::SarifGithub => sarif::render(report, sarif::Profile::Github).into_bytes(),
         Format::Junit => junit::render(report).into_bytes(),
-        Format::Markdown => markdown::render(report).into_bytes(),
+        Format::Markdown => markdown::render(report, opts.summary).into_bytes(),
         Format::Html => html::render(report).into_bytes(),
     }
 }
@@ -167,6 +170,57 @@ pub(crate) fn verdict_reason(v: crate::report::Verdict) -> &'static str {
         crate::report::Verdict::Inconclusive => {
             "nothing failed, but an error-level check could not be decided (cantTell or untested)"
         }
+    }
+}
+
+/// Failing checks named in a closing line or a banner before the rest are only counted.
+pub(crate) const MAX_DECIDING: usize = 5;
+
+/// Characters of a result's message shown in a one-line reason.
+const REASON_CHARS: usize = 160;
+
+/// The results that decided the verdict, one line each (`CV-A701 cycle-2: message`), the
+/// first [`MAX_DECIDING`], and how many more there are.
+pub(crate) fn deciding_lines(report: &Report) -> (Vec<String>, usize) {
+    let all = report.deciding();
+    let lines = all
+        .iter()
+        .take(MAX_DECIDING)
+        .map(|r| {
+            let first = r.message.lines().next().unwrap_or_default();
+            let msg: String = if first.chars().count() > REASON_CHARS {
+                first.chars().take(REASON_CHARS - 1).chain(std::iter::once('…')).collect()
+            } else {
+                first.to_owned()
+            };
+            let subject = if r.subject.is_empty() { String::new() } else { format!(" {}", r.subject) };
+            format!("{} {}{subject}: {msg}", r.code, r.outcome.as_str())
+        })
+        .collect();
+    (lines, all.len().saturating_sub(MAX_DECIDING))
+}
+
+/// "… and 3 more" for the deciding results not named.
+pub(crate) fn more_line(more: usize) -> String {
+    format!("… and {more} more (every result: --format json, csv or html)")
+}
+
+/// How the integrity verdict is named beside an audit outcome: the records are genuine (or
+/// not); what they decided is the other line.
+pub(crate) fn integrity_word(v: crate::report::Verdict) -> &'static str {
+    match v {
+        crate::report::Verdict::Verified => "records genuine",
+        crate::report::Verdict::Failed => "records not genuine",
+        crate::report::Verdict::Inconclusive => "records not fully verifiable",
+    }
+}
+
+/// The tone of a failed result: a failure at level info is context, never drawn as failure.
+pub(crate) fn result_tone(r: &crate::report::CheckResult) -> Option<Tone> {
+    use crate::report::{Level, Outcome};
+    match (r.outcome, r.level) {
+        (Outcome::Failed, Level::Info) => Some(Tone::Neutral),
+        (o, _) => Tone::of_model_word(o.as_str()),
     }
 }
 

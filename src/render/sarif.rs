@@ -71,6 +71,9 @@ pub(super) fn render(report: &Report, profile: Profile) -> String {
     props.insert("summary".into(), serde_json::to_value(&report.summary).expect("summary serialises"));
     props.insert("inputs".into(), Value::from_iter(report.inputs.clone()));
     props.insert("schemaVersion".into(), report.schema_version.into());
+    if let Some(a) = &report.audit_outcome {
+        props.insert("auditOutcome".into(), serde_json::to_value(a).expect("audit outcome serialises"));
+    }
     if profile == Profile::Github {
         let mut omitted = BTreeMap::new();
         for r in &report.results {

@@ -16,6 +16,11 @@ const LEFT: f64 = 52.0;
 const RIGHT: f64 = 12.0;
 const TOP: f64 = 16.0;
 const PLOT_H: f64 = 200.0;
+/// Above this many points, axis labels are ledger positions (1, 250, 500…) set horizontally:
+/// hundreds of slanted record names are stripes, not labels. Tooltips keep every name.
+const DENSE: usize = 40;
+/// A histogram is drawn on at least this many bin widths, so one bin is a bar, not a block.
+const MIN_BIN_SLOTS: usize = 10;
 /// Colour of bars without a category.
 const BAR: &str = "#3a6ea5";
 /// Colours for categories without a tone, in order of first appearance
@@ -83,11 +88,41 @@ fn label_stride(n: usize, slot: f64, longest: usize) -> usize {
     ((needed / slot).ceil() as usize).max(1).min(n.max(1))
 }
 
+/// For a dense axis: a round step (1, 2, 5 × 10^k) giving at most about ten position labels.
+fn position_step(n: usize) -> usize {
+    let mut magnitude = 1;
+    loop {
+        for m in [1, 2, 5] {
+            if n / (m * magnitude) <= 10 {
+                return m * magnitude;
+            }
+        }
+        magnitude *= 10;
+    }
+}
+
+/// Whether point `i` of `n` gets an axis label, and which: the record's own name on a sparse
+/// axis, its 1-based position on a dense one (the first point and every round step).
+fn axis_label(i: usize, n: usize, stride: usize, name: &str) -> Option<String> {
+    if n > DENSE {
+        let step = position_step(n);
+        (i == 0 || (i + 1).is_multiple_of(step)).then(|| (i + 1).to_string())
+    } else {
+        i.is_multiple_of(stride).then(|| name.to_owned())
+    }
+}
+
 fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
     let n = c.points.len();
     let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
-    let rotate = n > 8 && longest > 3;
-    let bottom = if rotate { 30.0 + 5.5 * longest.min(18) as f64 } else { 34.0 };
+    let rotate = n > 8 && n <= DENSE && longest > 3;
+    let bottom = if rotate {
+        30.0 + 5.5 * longest.min(18) as f64
+    } else if n > DENSE {
+        40.0
+    } else {
+        34.0
+    };
     let height = TOP + PLOT_H + bottom;
     let mut out = String::new();
     let pid = open(&mut out, c, height);
@@ -124,13 +159,16 @@ fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
             TOP + PLOT_H / 2.0
         );
     }
-    let slot = plot_w / n.max(1) as f64;
+    // Histogram bins keep a bin's width even when there are few of them, centred.
+    let slots = if adjacent { n.max(MIN_BIN_SLOTS) } else { n.max(1) };
+    let slot = plot_w / slots as f64;
+    let offset = slot * (slots - n.min(slots)) as f64 / 2.0;
     let bw = if adjacent { slot - 1.0_f64.min(slot * 0.1) } else { slot * 0.72 };
     let stride = label_stride(n, slot, longest.min(18));
     let mut colors = Colors { hints, seen: Vec::new() };
     for (i, p) in c.points.iter().enumerate() {
-        let x = LEFT + slot * i as f64 + (slot - bw) / 2.0;
-        let cx = LEFT + slot * (i as f64 + 0.5);
+        let x = LEFT + offset + slot * i as f64 + (slot - bw) / 2.0;
+        let cx = LEFT + offset + slot * (i as f64 + 0.5);
         match p.value {
             Some(v) => {
                 let h = (v / top) * PLOT_H;
@@ -168,10 +206,11 @@ fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
                 }
             }
         }
-        if i % stride == 0 {
-            x_label(&mut out, cx, TOP + PLOT_H, &p.label, rotate);
+        if let Some(label) = axis_label(i, n, stride, &p.label) {
+            x_label(&mut out, cx, TOP + PLOT_H, &label, rotate);
         }
     }
+    dense_caption(&mut out, c, n, TOP + PLOT_H + 30.0);
     let _ = write!(
         out,
         "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#555\"/>",
@@ -210,9 +249,15 @@ fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
 fn timeline(c: &Chart, hints: &Hints) -> String {
     let n = c.points.len();
     let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
-    let rotate = n > 8 && longest > 3;
+    let rotate = n > 8 && n <= DENSE && longest > 3;
     let strip_h = 44.0;
-    let label_h = if rotate { 18.0 + 5.5 * longest.min(18) as f64 } else { 24.0 };
+    let label_h = if rotate {
+        18.0 + 5.5 * longest.min(18) as f64
+    } else if n > DENSE {
+        34.0
+    } else {
+        24.0
+    };
     // Legend: one entry per category in order of first appearance, with counts.
     let mut cats: Vec<(String, usize)> = Vec::new();
     for p in &c.points {
@@ -250,9 +295,18 @@ fn timeline(c: &Chart, hints: &Hints) -> String {
         TOP + strip_h / 2.0 + 4.0,
         esc(&short(&c.y_label, 8))
     );
+    if n > DENSE {
+        timeline_runs(&mut out, c, &pid, slot, strip_h, &mut colors);
+    }
     for (i, p) in c.points.iter().enumerate() {
         let x = LEFT + slot * i as f64;
         let cx = x + slot / 2.0;
+        if n > DENSE {
+            if let Some(label) = axis_label(i, n, stride, &p.label) {
+                x_label(&mut out, cx, TOP + strip_h - 4.0, &label, false);
+            }
+            continue;
+        }
         let value = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
         match &p.category {
             Some(cat) => {
@@ -292,6 +346,7 @@ fn timeline(c: &Chart, hints: &Hints) -> String {
             x_label(&mut out, cx, TOP + strip_h - 4.0, &p.label, rotate);
         }
     }
+    dense_caption(&mut out, c, n, TOP + strip_h + 28.0);
     let ly = TOP + strip_h + label_h + 12.0;
     for ((cat, count), (lx, row)) in cats.iter().zip(places) {
         let yy = ly + row * 20.0;
@@ -308,6 +363,50 @@ fn timeline(c: &Chart, hints: &Hints) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// On a dense axis, what the numbers under it are.
+fn dense_caption(out: &mut String, c: &Chart, n: usize, y: f64) {
+    if n <= DENSE {
+        return;
+    }
+    let what = if c.x_label.is_empty() { "point" } else { c.x_label.as_str() };
+    let _ = write!(
+        out,
+        "<text x=\"{:.1}\" y=\"{y:.1}\" class=\"tick\" text-anchor=\"end\">{} position (1–{n}); hover a mark for its name</text>",
+        W - RIGHT,
+        esc(what)
+    );
+}
+
+/// A dense timeline as runs of one category: 1,000 one-pixel marks become a few dozen
+/// rectangles, each titled with its span, so the strip stays a strip.
+fn timeline_runs(out: &mut String, c: &Chart, pid: &str, slot: f64, strip_h: f64, colors: &mut Colors<'_>) {
+    let mut i = 0;
+    while i < c.points.len() {
+        let cat = c.points[i].category.as_deref();
+        let mut j = i + 1;
+        while j < c.points.len() && c.points[j].category.as_deref() == cat {
+            j += 1;
+        }
+        let fill = match cat {
+            Some(k) => colors.of(Some(k)),
+            None => format!("url(#{pid})"),
+        };
+        let span = if j - i == 1 {
+            format!("{} {}", i + 1, esc(&c.points[i].label))
+        } else {
+            format!("{}–{} ({} to {})", i + 1, j, esc(&c.points[i].label), esc(&c.points[j - 1].label))
+        };
+        let _ = write!(
+            out,
+            "<rect x=\"{:.2}\" y=\"{TOP}\" width=\"{:.2}\" height=\"{strip_h}\" fill=\"{fill}\"><title>{span}: {}</title></rect>",
+            LEFT + slot * i as f64,
+            slot * (j - i) as f64,
+            esc(cat.unwrap_or(NOT_MEASURED))
+        );
+        i = j;
+    }
 }
 
 fn short(s: &str, n: usize) -> String {
@@ -345,6 +444,52 @@ mod tests {
         assert!(svg.contains("height=\"0.0\" fill=\"#3a6ea5\""));
         let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]), &Hints::default());
         assert!(!svg.contains(NOT_MEASURED));
+    }
+
+    fn named(kind: ChartKind, n: usize) -> Chart {
+        let mut c = chart(kind, &vec![Some(1.0); n]);
+        for (i, p) in c.points.iter_mut().enumerate() {
+            p.label = format!("7be2b8cff292-r{i}");
+            p.category = Some(if i % 4 == 3 { "BLOCKED" } else { "PASS" }.to_owned());
+        }
+        c
+    }
+
+    #[test]
+    fn a_thousand_points_get_a_few_horizontal_position_labels() {
+        for kind in [ChartKind::Bars, ChartKind::Timeline] {
+            let svg = super::chart(&named(kind, 1000), &Hints::default());
+            assert!(!svg.contains("rotate(-45)"), "{kind:?}: no slanted labels");
+            // 1, then 100, 200 … 1000: eleven position labels and the caption.
+            let positions = svg.matches("class=\"tick\" text-anchor=\"middle\">").count();
+            assert_eq!(positions, 11, "{kind:?}");
+            assert!(svg.contains(">100</text>") && svg.contains("position (1–1000)"));
+            assert!(svg.contains("7be2b8cff292-r999"), "{kind:?}: names stay in tooltips");
+        }
+        assert_eq!(position_step(1000), 100);
+        assert_eq!(position_step(300), 50);
+        assert_eq!(position_step(41), 5);
+    }
+
+    #[test]
+    fn a_dense_timeline_is_drawn_as_runs() {
+        let mut c = named(ChartKind::Timeline, 1000);
+        for p in &mut c.points[..500] {
+            p.category = Some("PASS".into());
+        }
+        let svg = super::chart(&c, &Hints::default());
+        // 503 PASS in one run (the first three of the pattern join it), then 125 BLOCKED
+        // marks with 124 PASS runs between them.
+        assert_eq!(svg.matches("<rect x=").count() - 2, 1 + 125 + 124, "runs, besides two legend swatches");
+        assert!(svg.contains("1–503 (7be2b8cff292-r0 to 7be2b8cff292-r502): PASS"));
+    }
+
+    #[test]
+    fn one_bin_stays_a_bar() {
+        let svg = super::chart(&chart(ChartKind::Histogram, &[Some(20.0)]), &Hints::default());
+        let w = svg.split("width=\"").nth(2).and_then(|s| s.split('"').next()).and_then(|s| s.parse::<f64>().ok());
+        let plot = W - LEFT - RIGHT;
+        assert!(w.is_some_and(|w| w < plot / 5.0), "bar width {w:?} of a {plot} px plot");
     }
 
     #[test]

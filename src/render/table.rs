@@ -30,8 +30,11 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         // A listing or a derived object informs; a verdict banner would claim a verification.
         let _ = writeln!(out, "crossverify {}", report.command);
     } else {
-        let verdict = super::verdict_word(report.outcome);
-        let _ = writeln!(out, "crossverify {} · {verdict} (exit {})", report.command, report.exit_code());
+        let _ = writeln!(out, "crossverify {} · {}", report.command, verdict_phrase(report));
+    }
+    if opts.summary && !report.hints.informational {
+        closing(&mut out, report);
+        return out;
     }
     for (k, v) in &report.inputs {
         let _ = writeln!(out, "  {k}: {}", scalar(v));
@@ -50,34 +53,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
                     let _ = writeln!(out, "{n}");
                 }
             }
-            View::Chart(c) => {
-                // Terminals get the numbers, with a bar of block characters for bars and
-                // histograms; the HTML report draws them.
-                let _ = writeln!(out, "\n{}", c.title);
-                let mut tb = new_table(opts);
-                let first = c.x_label.as_str();
-                let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
-                if c.chart == ChartKind::Timeline {
-                    tb.set_header(vec![Cell::new(first), Cell::new(&c.category_label), Cell::new(&c.y_label)]);
-                } else {
-                    tb.set_header(vec![Cell::new(first), Cell::new(&c.y_label), Cell::new("")]);
-                }
-                for p in &c.points {
-                    let v = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
-                    if c.chart == ChartKind::Timeline {
-                        let cat = p.category.clone().unwrap_or_default();
-                        tb.add_row(vec![Cell::new(&p.label), colored(&cat, report, opts), Cell::new(v)]);
-                    } else {
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                        let bar = p.value.filter(|_| max > 0.0).map_or(0, |x| (x / max * 30.0).round() as usize);
-                        tb.add_row(vec![Cell::new(&p.label), Cell::new(v), Cell::new("█".repeat(bar))]);
-                    }
-                }
-                let _ = writeln!(out, "{tb}");
-                if let Some(n) = &c.note {
-                    let _ = writeln!(out, "{n}");
-                }
-            }
+            View::Chart(c) => chart(&mut out, c, report, opts),
         }
     }
     if !report.results.is_empty() {
@@ -96,7 +72,13 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             let name = super::check_name(report, code);
             let mut row = vec![Cell::new(code), Cell::new(name), Cell::new(level.as_str())];
             for (o, n) in Outcome::ALL.iter().zip(counts) {
-                row.push(if *n == 0 { Cell::new("") } else { colored_count(*o, *n, report, opts) });
+                // A failure at level info is context: never in the colour of failure.
+                let plain = *n == 0 || (*o == Outcome::Failed && *level == Level::Info);
+                row.push(if plain {
+                    Cell::new(if *n == 0 { String::new() } else { n.to_string() })
+                } else {
+                    colored_count(*o, *n, report, opts)
+                });
             }
             tb.add_row(row);
         }
@@ -108,8 +90,13 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
             let mut tb = new_table(opts);
             tb.set_header(vec!["outcome", "level", "code", "subject", "message"]);
             for r in notable {
+                let outcome = if super::result_tone(r) == Some(crate::report::Tone::Neutral) {
+                    Cell::new(r.outcome.as_str())
+                } else {
+                    colored(r.outcome.as_str(), report, opts)
+                };
                 tb.add_row(vec![
-                    colored(r.outcome.as_str(), report, opts),
+                    outcome,
                     Cell::new(r.level.as_str()),
                     Cell::new(&r.code),
                     Cell::new(&r.subject),
@@ -125,9 +112,129 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     let s = &report.summary;
     let _ = writeln!(out, "\n{}", super::counts_sentence(s, |n| n.to_string(), ", ", "result(s)"));
     if !report.hints.informational {
-        let _ = writeln!(out, "{}: {}", report.outcome.as_str(), super::verdict_reason(report.outcome));
+        closing(&mut out, report);
     }
     out
+}
+
+#[cfg(feature = "cli")]
+/// `VERIFIED (exit 0)`, or with an audit outcome `records genuine: VERIFIED (exit 0) · audit:
+/// 2 passed audit, 1 blocked; not admitted`, so the two answers are never one word.
+fn verdict_phrase(report: &Report) -> String {
+    let verdict = super::verdict_word(report.outcome);
+    match &report.audit_outcome {
+        None => format!("{verdict} (exit {})", report.exit_code()),
+        Some(a) => format!(
+            "{}: {verdict} (exit {}) · audit outcome: {}",
+            super::integrity_word(report.outcome),
+            report.exit_code(),
+            a.line()
+        ),
+    }
+}
+
+#[cfg(feature = "cli")]
+/// The closing lines CI logs end with: the verdict and why (the results that decided it, one
+/// line each), then the audit outcome on its own line.
+pub(crate) fn closing(out: &mut String, report: &Report) {
+    let label = if report.audit_outcome.is_some() { "integrity " } else { "" };
+    let _ = writeln!(
+        out,
+        "{label}{} (exit {}): {}",
+        report.outcome.as_str(),
+        report.exit_code(),
+        super::verdict_reason(report.outcome)
+    );
+    let (lines, more) = super::deciding_lines(report);
+    for l in lines {
+        let _ = writeln!(out, "  {l}");
+    }
+    if more > 0 {
+        let _ = writeln!(out, "  {}", super::more_line(more));
+    }
+    if let Some(a) = &report.audit_outcome {
+        let _ = writeln!(out, "audit outcome ({}): {}", a.basis, a.line());
+    }
+}
+
+/// Points beyond which a chart is summarised for the terminal rather than listed: 1,000
+/// cycles are a page of figures in HTML and a wall of rows in a CI log.
+#[cfg(feature = "cli")]
+const DENSE_POINTS: usize = 40;
+
+/// Terminals get the numbers, with a bar of block characters for bars and histograms; the
+/// HTML report draws them. A dense chart is summarised: a timeline by category (count, first
+/// and last position), bars by ten position ranges (total, largest, not measured).
+#[cfg(feature = "cli")]
+fn chart(out: &mut String, c: &crate::report::Chart, report: &Report, opts: &Options) {
+    let _ = writeln!(out, "\n{}", c.title);
+    let mut tb = new_table(opts);
+    let first = c.x_label.as_str();
+    let n = c.points.len();
+    if n > DENSE_POINTS && c.chart == ChartKind::Timeline {
+        tb.set_header(vec![
+            Cell::new(&c.category_label),
+            Cell::new(format!("{first}s")),
+            Cell::new("first"),
+            Cell::new("last"),
+        ]);
+        let mut cats: Vec<(String, usize, usize, usize)> = Vec::new();
+        for (i, p) in c.points.iter().enumerate() {
+            let cat = p.category.clone().unwrap_or_else(|| NOT_MEASURED.to_owned());
+            match cats.iter_mut().find(|e| e.0 == cat) {
+                Some(e) => (e.1, e.3) = (e.1 + 1, i + 1),
+                None => cats.push((cat, 1, i + 1, i + 1)),
+            }
+        }
+        for (cat, count, a, z) in cats {
+            tb.add_row(vec![colored(&cat, report, opts), Cell::new(count), Cell::new(a), Cell::new(z)]);
+        }
+    } else if n > DENSE_POINTS && c.chart == ChartKind::Bars {
+        tb.set_header(vec![
+            Cell::new(format!("{first} positions")),
+            Cell::new(format!("{} (total)", c.y_label)),
+            Cell::new("largest"),
+            Cell::new(NOT_MEASURED),
+        ]);
+        let size = n.div_ceil(10);
+        for (k, group) in c.points.chunks(size).enumerate() {
+            let values: Vec<f64> = group.iter().filter_map(|p| p.value).collect();
+            let total = (!values.is_empty()).then(|| values.iter().sum::<f64>());
+            let largest = values.iter().copied().reduce(f64::max);
+            let missing = group.len() - values.len();
+            tb.add_row(vec![
+                Cell::new(format!("{}–{}", k * size + 1, k * size + group.len())),
+                Cell::new(total.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num)),
+                Cell::new(largest.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num)),
+                Cell::new(missing),
+            ]);
+        }
+    } else {
+        let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
+        if c.chart == ChartKind::Timeline {
+            tb.set_header(vec![Cell::new(first), Cell::new(&c.category_label), Cell::new(&c.y_label)]);
+        } else {
+            tb.set_header(vec![Cell::new(first), Cell::new(&c.y_label), Cell::new("")]);
+        }
+        for p in &c.points {
+            let v = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
+            if c.chart == ChartKind::Timeline {
+                let cat = p.category.clone().unwrap_or_default();
+                tb.add_row(vec![Cell::new(&p.label), colored(&cat, report, opts), Cell::new(v)]);
+            } else {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let bar = p.value.filter(|_| max > 0.0).map_or(0, |x| (x / max * 30.0).round() as usize);
+                tb.add_row(vec![Cell::new(&p.label), Cell::new(v), Cell::new("█".repeat(bar))]);
+            }
+        }
+    }
+    let _ = writeln!(out, "{tb}");
+    if n > DENSE_POINTS && c.chart != ChartKind::Histogram {
+        let _ = writeln!(out, "{n} {first}s summarised; --format csv or html has each one.");
+    }
+    if let Some(note) = &c.note {
+        let _ = writeln!(out, "{note}");
+    }
 }
 
 #[cfg(feature = "cli")]

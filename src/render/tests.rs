@@ -20,6 +20,40 @@ fn every_format_name_parses_back() {
         assert_eq!(Format::parse(f.name()), Some(*f));
     }
     assert_eq!(Format::parse("xml"), None);
+    assert_eq!(Format::parse("SARIF-GitHub"), Some(Format::SarifGithub));
+}
+
+#[cfg(feature = "cli")]
+#[test]
+fn a_thousand_point_chart_is_summarised_for_the_terminal() {
+    use crate::report::{Chart, ChartKind, Point};
+    let points: Vec<Point> = (0..1000)
+        .map(|i| Point {
+            label: format!("c{i}"),
+            value: (i != 5).then_some(f64::from(i % 4 == 3)),
+            category: Some(if i % 4 == 3 { "BLOCKED" } else { "PASS" }.into()),
+        })
+        .collect();
+    let mut r = Report::new("x");
+    for (id, kind) in [("timeline", ChartKind::Timeline), ("bars", ChartKind::Bars)] {
+        r.views.push(View::Chart(Chart {
+            id: id.into(),
+            title: id.into(),
+            chart: kind,
+            y_label: "findings".into(),
+            x_label: "cycle".into(),
+            category_label: "decision".into(),
+            points: points.clone(),
+            note: None,
+        }));
+    }
+    let text = String::from_utf8(render(&r, Format::Table, &Options::default())).unwrap();
+    assert!(text.lines().count() < 60, "{text}");
+    assert!(text.contains("│ PASS     ┆ 750    ┆ 1     ┆ 999  │"), "{text}");
+    assert!(text.contains("│ BLOCKED  ┆ 250    ┆ 4     ┆ 1000 │"), "{text}");
+    // Positions 1–100: 25 blocked cycles with one finding each; position 6 not measured.
+    assert!(text.contains("│ 1–100           ┆ 25               ┆ 1       ┆ 1            │"), "{text}");
+    assert_eq!(text.matches("1000 cycles summarised").count(), 2);
 }
 
 #[test]
@@ -72,7 +106,7 @@ fn tones_come_from_the_report_alone() {
     let html = String::from_utf8(render(&r, Format::Html, &Options::default())).unwrap();
     assert!(html.contains("class=\"bad\"><span class=\"badge\">HALTED</span>"), "{html}");
     assert!(html.contains(">RUNNING</th>"));
-    let colored = Options { width: None, color: true };
+    let colored = Options { width: None, color: true, summary: false };
     let table = String::from_utf8(render(&r, Format::Table, &colored)).unwrap();
     let line = table.lines().find(|l| l.contains("HALTED")).unwrap();
     assert!(line.contains('\u{1b}'), "a toned word is coloured in the terminal: {line:?}");

@@ -476,6 +476,10 @@ pub struct Report {
     /// Presentation choices.
     #[serde(default, skip_serializing_if = "Hints::is_empty")]
     pub hints: Hints,
+    /// What the records say about the work itself, beside `outcome` (which says whether the
+    /// records are genuine); set by a protocol whose records carry decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_outcome: Option<AuditOutcome>,
 }
 
 impl Report {
@@ -495,6 +499,7 @@ impl Report {
             views: Vec::new(),
             checks: BTreeMap::new(),
             hints: Hints::default(),
+            audit_outcome: None,
         }
     }
 
@@ -560,6 +565,80 @@ impl Report {
     pub fn exit_code(&self) -> u8 {
         self.outcome.exit_code()
     }
+
+    /// The results that decided the verdict, in report order: the error-level failures of a
+    /// failed run, the undecided error-level results of an inconclusive one, none otherwise.
+    /// Warnings and info never decide, so they are never named as the reason.
+    #[must_use]
+    pub fn deciding(&self) -> Vec<&CheckResult> {
+        let decides = |r: &&CheckResult| {
+            r.level == Level::Error
+                && match self.outcome {
+                    Verdict::Failed => r.outcome == Outcome::Failed,
+                    Verdict::Inconclusive => matches!(r.outcome, Outcome::CantTell | Outcome::Untested),
+                    Verdict::Verified => false,
+                }
+        };
+        self.results.iter().filter(decides).collect()
+    }
+}
+
+// The audit outcome (issue 15 item 2): a verifier answers two questions, and a reader must
+// never take the first answer for the second. `Report::outcome` says whether the records are
+// genuine (and sets the exit code); `AuditOutcome` says what those records decided about the
+// work (passed, blocked, escalated, admitted). Only the protocol knows its decision words, so it
+// builds this block with tones; renderers show it as is.
+
+/// What a protocol's records decided about the work, as a line and its counted parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditOutcome {
+    /// What was counted (`latest verdict per audited commit`).
+    pub basis: String,
+    /// The counts, in reading order.
+    pub parts: Vec<OutcomePart>,
+    /// The decision that follows, if the protocol makes one (`admitted`, `not admitted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<OutcomePart>,
+    /// How the whole reads: good only when the work passed, bad when it was stopped.
+    pub tone: Tone,
+}
+
+/// One counted word of an [`AuditOutcome`] (`3 passed audit`) or its decision (`count` absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutcomePart {
+    /// The words after the count.
+    pub label: String,
+    /// How many; absent for a decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// How it reads.
+    pub tone: Tone,
+}
+
+impl OutcomePart {
+    /// `count label`, or the label alone.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.count.map_or_else(|| self.label.clone(), |n| format!("{n} {}", self.label))
+    }
+}
+
+impl AuditOutcome {
+    /// `3 passed audit, 1 blocked, 0 escalated; not admitted`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let parts: Vec<String> = self.parts.iter().map(OutcomePart::text).collect();
+        let mut line = parts.join(", ");
+        if let Some(d) = &self.decision {
+            if !line.is_empty() {
+                line.push_str("; ");
+            }
+            line.push_str(&d.label);
+        }
+        line
+    }
 }
 
 /// The verdict rule: error-level failures fail; error-level `cantTell`/`untested` make the run
@@ -621,6 +700,42 @@ mod tests {
         assert!(text.contains("\"manifest\":{\"a\":\"00\"}"));
         let back: Report = serde_json::from_str(&text).unwrap();
         assert_eq!(back, rep);
+    }
+
+    #[test]
+    fn the_deciding_results_are_those_the_verdict_rests_on() {
+        let mut rep = Report::new("x");
+        rep.results = vec![
+            r(Level::Error, Outcome::CantTell),
+            r(Level::Warning, Outcome::Failed),
+            r(Level::Info, Outcome::Failed),
+        ];
+        rep.finish();
+        assert_eq!(rep.outcome, Verdict::Inconclusive);
+        assert_eq!(rep.deciding().iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::CantTell]);
+        rep.results.push(r(Level::Error, Outcome::Failed));
+        rep.finish();
+        assert_eq!(
+            rep.deciding().iter().map(|r| (r.level, r.outcome)).collect::<Vec<_>>(),
+            [(Level::Error, Outcome::Failed)]
+        );
+        rep.results.retain(|r| r.level != Level::Error);
+        rep.finish();
+        assert!(rep.deciding().is_empty(), "a verified run has no reason to name");
+    }
+
+    #[test]
+    fn an_audit_outcome_reads_as_one_line() {
+        let part = |label: &str, count: Option<u64>| OutcomePart { label: label.into(), count, tone: Tone::Neutral };
+        let mut a = AuditOutcome {
+            basis: "b".into(),
+            parts: vec![part("passed audit", Some(2)), part("blocked", Some(1))],
+            decision: Some(part("not admitted", None)),
+            tone: Tone::Bad,
+        };
+        assert_eq!(a.line(), "2 passed audit, 1 blocked; not admitted");
+        a.parts.clear();
+        assert_eq!(a.line(), "not admitted");
     }
 
     #[test]

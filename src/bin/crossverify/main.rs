@@ -15,11 +15,31 @@ use crossverify::report::Report;
 
 mod progress_bar;
 
+/// The exit-code table every `--help` ends with.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes:\n  \
+         0  verified: every error-level check passed or did not apply\n  \
+         1  failed: an error-level check failed (the closing lines name it)\n  \
+         2  could not run: usage error or unreadable input (one `crossverify: error:` line)\n  \
+         3  inconclusive: nothing failed, but an error-level check could not be decided"
+    };
+}
+
+/// `after_help` of a subcommand: its examples, one per line, then the exit-code table.
+/// A new subcommand writes `#[command(after_help = help!("crossverify x A", "crossverify x B"))]`.
+macro_rules! help {
+    ($($example:literal),+ $(,)?) => {
+        concat!("Examples:\n", $("  ", $example, "\n",)+ "\n", exit_codes!())
+    };
+}
+
 /// Offline, third-party verification of the supervision records AI agents leave in git.
 ///
 /// Exit codes: 0 verified, 1 a check failed, 2 could not run, 3 inconclusive.
 #[derive(Parser, Debug)]
-#[command(name = "crossverify", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "crossverify", version, about, long_about = None, max_term_width = 100,
+    after_help = help!("crossverify demo", "crossverify ledger --audit audit --science science", "crossverify receipt --science . --expect-sha \"$GITHUB_SHA\" --admit"))]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -50,13 +70,22 @@ struct Global {
     /// Where --sign-report writes the signed report (an in-toto statement in a DSSE envelope).
     #[arg(long, global = true, value_name = "PATH", requires = "sign_report", help_heading = "Global options")]
     attestation: Option<PathBuf>,
+    /// Table and markdown on standard output: print only the verdict, the audit outcome and
+    /// the checks that decided them (for CI logs; --output files keep everything).
+    #[arg(long, global = true, help_heading = "Global options")]
+    summary: bool,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Verify the demo ledger built into the binary (no arguments, no network, no git CLI).
+    #[command(after_help = help!("crossverify demo", "crossverify demo --format html > demo.html"))]
     Demo,
     /// Re-derive the SHA-256 manifest of REPO at REV from git objects.
+    #[command(after_help = help!(
+        "crossverify manifest science HEAD",
+        "crossverify manifest science v1.2 --scope experiments/run-2 --format json"
+    ))]
     Manifest {
         /// Repository (work tree, .git directory or bare).
         repo: PathBuf,
@@ -67,6 +96,11 @@ enum Command {
         scopes: Vec<String>,
     },
     /// Verify a whole CrossAudit ledger: every receipt, the history, the I1–I8 conformance.
+    #[command(after_help = help!(
+        "crossverify ledger --audit audit --science science",
+        "crossverify ledger --audit audit --science science --summary --output html=report.html",
+        "crossverify ledger --audit science   # the product's local mode"
+    ))]
     Ledger {
         /// Repository holding the ledger (the audit repository; the science repository in the
         /// product's local mode).
@@ -90,6 +124,11 @@ enum Command {
         allowed_signers: Option<PathBuf>,
     },
     /// Verify one receipt and decide its admission (the CI gate).
+    #[command(after_help = help!(
+        "crossverify receipt --science . --expect-sha \"$GITHUB_SHA\" --admit",
+        "crossverify receipt .crossaudit/ledger/cycle-3/receipt.json --science science --audit audit",
+        "crossverify receipt --science . --expect-sha HEAD-SHA --admit --consumed consumed.txt"
+    ))]
     Receipt {
         /// The receipt: `<ledger dir>/<cycle>/receipt.json`, relative to the ledger repository or
         /// a path inside it. Omit it to verify the latest receipt binding --expect-sha.
@@ -122,6 +161,10 @@ enum Command {
         allowed_signers: Option<PathBuf>,
     },
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
+    #[command(after_help = help!(
+        "crossverify stats audit --science science",
+        "crossverify stats mined/cycles.jsonl --claims claims.toml"
+    ))]
     Stats {
         /// Deployed ledger (git repository or directory), cycles.jsonl, cycles-b.json, or their directory.
         path: PathBuf,
@@ -142,6 +185,10 @@ enum Command {
     ///
     /// With --replay the recorded command runs again on the recorded inputs and the two
     /// reports are compared byte for byte.
+    #[command(after_help = help!(
+        "crossverify attest report.dsse.json --trusted-key auditor_ed25519.pub",
+        "crossverify attest report.dsse.json --trusted-key auditor_ed25519.pub --replay"
+    ))]
     Attest {
         /// The DSSE envelope written by --attestation.
         envelope: PathBuf,
@@ -153,7 +200,12 @@ enum Command {
         #[arg(long)]
         replay: bool,
     },
-    /// Detect what PATH holds (ledger, receipt, records), say so and run the command for it.
+    /// Detect what PATH holds (ledger, receipt, records, transcript), say so and run the command for it.
+    #[command(after_help = help!(
+        "crossverify verify audit --science science",
+        "crossverify verify ledger/cycles.jsonl",
+        "crossverify verify _Msg --format html > transcript.html"
+    ))]
     Verify {
         /// A ledger repository or directory, a receipt file, or ledger records.
         path: PathBuf,
@@ -161,9 +213,27 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         science: Option<PathBuf>,
     },
+    /// Replay a CrossExam transcript (a `_Msg/` directory) and report every protocol rule.
+    #[command(after_help = help!(
+        "crossverify transcript _Msg",
+        "crossverify transcript _Msg --prior bus-2026-11-30.jsonl --format html > transcript.html",
+        "crossverify transcript old-panel/_Msg --legacy"
+    ))]
+    Transcript {
+        /// The `_Msg/` directory.
+        dir: PathBuf,
+        /// Transcript from before sealed envelopes (crossexam 0.1.0–0.4.x).
+        #[arg(long)]
+        legacy: bool,
+        /// An earlier snapshot of bus.jsonl that must be a byte prefix of it (repeatable).
+        #[arg(long = "prior", value_name = "SNAPSHOT")]
+        priors: Vec<PathBuf>,
+    },
     /// List every check code with its level and summary.
+    #[command(after_help = help!("crossverify checks", "crossverify checks --format csv > checks.csv"))]
     Checks,
     /// Print the documentation page of a check code.
+    #[command(after_help = help!("crossverify explain CV-A701", "crossverify explain cv-g002 --format html > CV-G002.html"))]
     Explain {
         /// Check code, e.g. CV-A701.
         code: String,
@@ -205,7 +275,10 @@ fn parse_output(s: &str) -> Result<(Format, PathBuf), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     match run(&cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -214,6 +287,44 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version go to standard output (exit 0); every usage error becomes the one-line
+/// `crossverify: error:` form of the other errors, with the usage appended (exit 2).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "crossverify: error: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// clap's multi-line message as one line: `error:` dropped, the usage kept after a `;`, the
+/// "try --help" hint kept once at the end.
+fn one_line(rendered: &str) -> String {
+    let mut message: Vec<&str> = Vec::new();
+    let mut usage = None;
+    let mut hint = None;
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(u) = line.strip_prefix("Usage: ") {
+            usage = Some(u);
+        } else if line.starts_with("For more information") {
+            hint = Some(line);
+        } else {
+            message.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    let mut text = message.join(" ");
+    if let Some(u) = usage {
+        text = format!("{text}; usage: {u}");
+    }
+    if hint.is_some() {
+        text.push_str(" (see --help)");
+    }
+    text
 }
 
 fn run(cli: &Cli) -> anyhow::Result<u8> {
@@ -276,9 +387,13 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            crossverify::stats::command(&opts, || {
-                crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
-            })?
+            if crossverify::crossexam::stats_input::is_transcript(path) {
+                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path, rev.as_deref()))?
+            } else {
+                crossverify::stats::command(&opts, || {
+                    crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
+                })?
+            }
         }
         Command::Verify { path, science } => {
             let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
@@ -290,6 +405,12 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
             report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
             report
+        }
+        Command::Transcript { dir, legacy, priors } => {
+            let mut o = crossverify::crossexam::Options::new(dir);
+            o.legacy = *legacy;
+            o.priors.clone_from(priors);
+            crossverify::crossexam::transcript(&o)?
         }
         Command::Attest { envelope, trusted_key, replay } => {
             let replayer = |args: &[String]| replay_run(args);
@@ -342,6 +463,7 @@ fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
     let opts = render::Options {
         width: if tty { terminal_width() } else { None },
         color: use_color(tty, std::env::var_os("NO_COLOR").as_deref(), std::env::var_os("TERM").as_deref()),
+        summary: g.summary,
     };
     let bytes = render::render(report, g.format, &opts);
     let mut out = stdout.lock();

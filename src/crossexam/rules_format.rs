@@ -1,0 +1,200 @@
+//! Rules F1–F11: framing and schema of the bus, `task.md` and the envelopes.
+
+use super::bus::{Content, Line, tool_serialised, valid_seat};
+use super::checks::{
+    F1_UTF8, F2_LINE_END, F3_PARSE, F4_DRIFT, F5_FIELDS, F6_TYPE, F7_SEAT, F8_LENGTH, F9_VIA, F10_TS, F11_FINGERPRINT,
+};
+use super::judge::{Transcript, at_level, on_file, on_line, verdict};
+use crate::report::{CheckResult, Level};
+use crate::stats::time::parse_timestamp;
+
+const TYPES: [&str; 5] = ["claim", "verify", "challenge", "concede", "info"];
+
+/// Every F rule.
+pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let mut out = utf8(t);
+    out.extend(line_ends(t));
+    out.extend(parse_and_drift(t));
+    out.extend(fields(t));
+    out
+}
+
+fn utf8_problem(bytes: &[u8]) -> Option<String> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Some("starts with a UTF-8 byte-order mark".into());
+    }
+    std::str::from_utf8(bytes).err().map(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))
+}
+
+fn utf8(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let mut failures = Vec::new();
+    let mut judged = 1;
+    if t.bus.bom {
+        failures.push(on_file(
+            &F1_UTF8,
+            "bus.jsonl",
+            "bus.jsonl starts with a byte-order mark: the tool cannot parse line 1",
+        ));
+    }
+    for line in &t.bus.lines {
+        if let Content::NotUtf8(at) = line.content {
+            failures.push(
+                on_line(
+                    &F1_UTF8,
+                    line,
+                    format!(
+                        "line {} holds invalid UTF-8 at byte {at}; the tool would crash reading the bus",
+                        line.physical
+                    ),
+                )
+                .with("byteOffset", at),
+            );
+        }
+    }
+    let mut side = |name: String, bytes: &[u8]| {
+        judged += 1;
+        if let Some(p) = utf8_problem(bytes) {
+            failures.push(on_file(&F1_UTF8, &name, format!("{name} {p}")));
+        }
+    };
+    if let Some(Ok(task)) = &t.arena.task {
+        side("task.md".into(), task);
+    }
+    for (stem, bytes) in &t.arena.sealed {
+        if let Ok(b) = bytes {
+            side(format!(".sealed/{stem}.jsonl"), b);
+        }
+    }
+    verdict(&F1_UTF8, failures, judged, "files")
+}
+
+fn line_ends(t: &Transcript<'_>) -> Vec<CheckResult> {
+    if t.arena.bus.is_empty() {
+        return verdict(&F2_LINE_END, Vec::new(), 0, "non-empty bus");
+    }
+    let mut failures = Vec::new();
+    if !t.bus.ends_with_newline {
+        failures.push(on_file(&F2_LINE_END, "bus.jsonl", "the last line has no line end: a torn write or a hand edit"));
+    }
+    if t.bus.mixed_line_ends() {
+        failures.push(at_level(
+            on_file(&F2_LINE_END, "bus.jsonl", "the bus mixes LF and CRLF line ends (writers on different systems)"),
+            Level::Info,
+        ));
+    }
+    verdict(&F2_LINE_END, failures, 1, "bus ending")
+}
+
+fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let (mut parse, mut drift) = (Vec::new(), Vec::new());
+    let mut shift = 0;
+    for line in &t.bus.lines {
+        match &line.content {
+            Content::Blank => parse.push(at_level(
+                on_line(&F3_PARSE, line, "blank line: the tool skips it but it uses up a number"),
+                Level::Warning,
+            )),
+            Content::Malformed(why) => parse.push(on_line(
+                &F3_PARSE,
+                line,
+                format!("line {} is not a JSON object ({why}); the tool skips it as malformed", line.physical),
+            )),
+            Content::NotUtf8(_) | Content::Message(_) => {}
+        }
+        if !line.drift.is_empty() {
+            shift += line.pieces.saturating_sub(1);
+            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+            drift.push(
+                on_line(
+                    &F4_DRIFT,
+                    line,
+                    format!(
+                        "raw {} splits this line into {} pieces for the tool, which drops it; later tool numbers are {shift} above the physical ones",
+                        chars.join(", "),
+                        line.pieces
+                    ),
+                )
+                .with("shift", shift),
+            );
+        }
+    }
+    let n = t.bus.lines.len();
+    let mut out = verdict(&F3_PARSE, parse, n, "bus lines");
+    out.extend(verdict(&F4_DRIFT, drift, n, "bus lines"));
+    out
+}
+
+fn field_problems(m: &super::bus::Message) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["ts", "from", "type", "msg"] {
+        match m.value.get(key) {
+            None => out.push(format!("`{key}` is missing")),
+            Some(v) if v.as_str().is_none() => out.push(format!("`{key}` is a {}, not a string", v.type_name())),
+            Some(_) => {}
+        }
+    }
+    for key in ["ref", "via"] {
+        if let Some(v) = m.value.get(key).filter(|v| v.as_str().is_none()) {
+            out.push(format!("`{key}` is a {}, not a string", v.type_name()));
+        }
+    }
+    out
+}
+
+/// F5–F11 on one message line, into the per-rule failure lists.
+fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &mut [Vec<CheckResult>; 7]) {
+    let problems = field_problems(m);
+    if !problems.is_empty() {
+        f[0].push(on_line(&F5_FIELDS, line, problems.join("; ")));
+    }
+    if let Some(kind) = m.kind.as_deref().filter(|k| !TYPES.contains(k)) {
+        f[1].push(on_line(&F6_TYPE, line, format!("type {kind:?} is not one of {}", TYPES.join(", "))));
+    }
+    if let Some(from) = m.from.as_deref().filter(|s| !valid_seat(s)) {
+        let r = on_line(
+            &F7_SEAT,
+            line,
+            format!("seat name {from:?} is not a valid seat name (letters, digits, `._-`, 1–64)"),
+        );
+        f[2].push(if t.legacy { at_level(r, Level::Warning) } else { r });
+    }
+    if let Some(n) = m.msg.as_deref().map(|s| s.chars().count()).filter(|n| *n > 1200) {
+        f[3].push(on_line(&F8_LENGTH, line, format!("msg has {n} code points (limit 1200)")).with("codePoints", n));
+    }
+    if let Some(via) = m.via.as_deref().filter(|v| !matches!(*v, "api" | "clipboard")) {
+        f[4].push(on_line(&F9_VIA, line, format!("via {via:?} is not api or clipboard")));
+    }
+    if let Some(ts) = m.ts.as_deref().filter(|ts| parse_timestamp(ts).is_none()) {
+        f[5].push(on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset")));
+    }
+    if !line.text.as_deref().is_some_and(|text| tool_serialised(m, text)) {
+        f[6].push(on_line(
+            &F11_FINGERPRINT,
+            line,
+            "not byte-identical to any tool writer's serialisation (hand-written line)",
+        ));
+    }
+}
+
+fn fields(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let mut f: [Vec<CheckResult>; 7] = Default::default();
+    let mut judged = [0usize; 7];
+    for line in &t.bus.lines {
+        let Some(m) = line.message() else { continue };
+        judged[0] += 1;
+        judged[1] += usize::from(m.kind.is_some());
+        judged[2] += usize::from(m.from.is_some());
+        judged[3] += usize::from(m.msg.is_some());
+        judged[4] += usize::from(m.via.is_some());
+        judged[5] += usize::from(m.ts.is_some());
+        judged[6] += 1;
+        message_rules(t, line, m, &mut f);
+    }
+    let checks = [&F5_FIELDS, &F6_TYPE, &F7_SEAT, &F8_LENGTH, &F9_VIA, &F10_TS, &F11_FINGERPRINT];
+    let what = ["messages", "types", "seat names", "messages", "via fields", "timestamps", "messages"];
+    let mut out = Vec::new();
+    for (i, failures) in f.into_iter().enumerate() {
+        out.extend(verdict(checks[i], failures, judged[i], what[i]));
+    }
+    out
+}

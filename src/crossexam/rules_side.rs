@@ -1,0 +1,329 @@
+//! Rules C1–C3 (concessions), S1–S6 (the synthesis) and I1, I2, I4, I5 (integrity from one
+//! snapshot; I3, which needs history, is in `history`).
+
+use std::collections::BTreeSet;
+
+use super::bus::{Phase, valid_seat};
+use super::checks::{
+    C1_CONCEDE_UNVERIFIED, C2_CONCEDE_UNCLAIMED, C3_CLAIM_AFTER_CONCEDE, I1_CURSOR, I2_CURSOR_NAME, I4_TS_REGRESSION,
+    I5_LOCK_DIRS, S1_SYNTHESIS_MISSING, S2_SYNTHESIS_HEADINGS, S3_DISAGREEMENT_TABLE, S4_UNCONCEDED_NAMED,
+    S5_CITATIONS, S6_SYNTHESIS_EARLY,
+};
+use super::judge::{Transcript, on_file, on_line, verdict};
+use super::replay::Stage;
+use crate::report::{CheckResult, Outcome};
+use crate::stats::time::parse_timestamp;
+
+/// Every C, S rule and I1, I2, I4, I5.
+pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let mut out = concessions(t);
+    out.extend(synthesis(t));
+    out.extend(cursors(t));
+    out.extend(regressions(t));
+    let locks = t
+        .arena
+        .lock_dirs
+        .iter()
+        .map(|d| {
+            on_file(&I5_LOCK_DIRS, d, format!("{d} is a leftover lock directory: a 0.5.0 writer crashed holding it"))
+        })
+        .collect();
+    out.extend(verdict(&I5_LOCK_DIRS, locks, 1, "lock listing"));
+    out
+}
+
+fn concessions(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let (mut c1, mut c2, mut c3) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut verified, mut claimed, mut conceded) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    let (mut concedes, mut claims) = (0, 0);
+    for line in &t.bus.lines {
+        let Some(m) = line.message() else { continue };
+        let seat = m.from().to_owned();
+        match m.kind() {
+            "verify" => {
+                verified.insert(seat);
+            }
+            "claim" => {
+                claims += 1;
+                if conceded.contains(&seat) {
+                    c3.push(on_line(&C3_CLAIM_AFTER_CONCEDE, line, format!("claim by {seat:?} after its concede")));
+                }
+                claimed.insert(seat);
+            }
+            "concede" => {
+                concedes += 1;
+                if !verified.contains(&seat) {
+                    c1.push(on_line(
+                        &C1_CONCEDE_UNVERIFIED,
+                        line,
+                        format!("concede by {seat:?} with no earlier verify by {seat}"),
+                    ));
+                }
+                if !claimed.contains(&seat) {
+                    c2.push(on_line(&C2_CONCEDE_UNCLAIMED, line, format!("concede by {seat:?}, which never claimed")));
+                }
+                conceded.insert(seat);
+            }
+            _ => {}
+        }
+    }
+    let mut out = verdict(&C1_CONCEDE_UNVERIFIED, c1, concedes, "concessions");
+    out.extend(verdict(&C2_CONCEDE_UNCLAIMED, c2, concedes, "concessions"));
+    out.extend(verdict(&C3_CLAIM_AFTER_CONCEDE, c3, claims, "claims"));
+    out
+}
+
+/// Seats that claimed on the bus and never conceded.
+pub(crate) fn standing_claimants(t: &Transcript<'_>) -> BTreeSet<String> {
+    let msgs: Vec<_> = t.bus.lines.iter().filter_map(|l| l.message()).collect();
+    let conceded: BTreeSet<&str> = msgs.iter().filter(|m| m.kind() == "concede").map(|m| m.from()).collect();
+    msgs.iter().filter(|m| m.kind() == "claim" && !conceded.contains(m.from())).map(|m| m.from().to_owned()).collect()
+}
+
+/// Whether `name` occurs in `text` as a whole word (case-insensitive).
+#[must_use]
+pub(crate) fn names(text: &str, name: &str) -> bool {
+    let (text, name) = (text.to_lowercase(), name.to_lowercase());
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    !name.is_empty()
+        && text.match_indices(&name).any(|(i, _)| {
+            !word(text.get(..i).and_then(|s| s.chars().last()))
+                && !word(text.get(i + name.len()..).and_then(|s| s.chars().next()))
+        })
+}
+
+/// Headings of a Markdown text: (line index, level, lowercased title), fenced code skipped.
+fn headings(lines: &[&str]) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+        }
+        let hashes = t.bytes().take_while(|b| *b == b'#').count();
+        if !fence && (1..=6).contains(&hashes) && t.get(hashes..).is_some_and(|r| r.starts_with(' ')) {
+            out.push((i, hashes, t.get(hashes..).unwrap_or("").trim().trim_end_matches('#').trim().to_lowercase()));
+        }
+    }
+    out
+}
+
+fn table_columns(row: &str) -> usize {
+    let r = row.trim();
+    let r = r.strip_prefix('|').unwrap_or(r);
+    let r = r.strip_suffix('|').unwrap_or(r);
+    r.split('|').count()
+}
+
+/// The widest pipe table (header followed by a `---` separator row) in `lines`.
+fn widest_table(lines: &[&str]) -> usize {
+    lines
+        .windows(2)
+        .filter(|w| {
+            w[0].contains('|')
+                && w[1].contains("---")
+                && w[1].trim().chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+        })
+        .map(|w| table_columns(w[0]))
+        .max()
+        .unwrap_or(0)
+}
+
+fn synthesis_structure(text: &str) -> (Vec<CheckResult>, Vec<CheckResult>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let hs = headings(&lines);
+    // "## Consensus" and "## Consensus (2 seats)" both name the section.
+    let find = |name: &str| {
+        hs.iter().position(|(_, _, t)| {
+            t.strip_prefix(name).is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+        })
+    };
+    let mut s2 = Vec::new();
+    for name in ["consensus", "disagreements"] {
+        if find(name).is_none() {
+            s2.push(on_file(&S2_SYNTHESIS_HEADINGS, "synthesis.md", format!("no {name} heading (any level)")));
+        }
+    }
+    let s3 = match find("disagreements") {
+        None => vec![CheckResult::new(
+            &S3_DISAGREEMENT_TABLE,
+            Outcome::CantTell,
+            "synthesis.md",
+            "no Disagreements section to look in",
+        )],
+        Some(k) => {
+            let start = hs[k].0 + 1;
+            let end = hs.iter().skip(k + 1).find(|h| h.1 <= hs[k].1).map_or(lines.len(), |h| h.0);
+            let section = &lines[start..end];
+            let cols = widest_table(section);
+            let body = section.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+            if cols >= 4 {
+                verdict(&S3_DISAGREEMENT_TABLE, Vec::new(), 1, "disagreement tables")
+            } else if body.trim_end_matches('.').eq_ignore_ascii_case("none") {
+                vec![on_file(&S3_DISAGREEMENT_TABLE, "synthesis.md", "the Disagreements section says only \"none\"")]
+            } else {
+                vec![on_file(
+                    &S3_DISAGREEMENT_TABLE,
+                    "synthesis.md",
+                    format!("the Disagreements section has no pipe table of 4 or more columns (widest: {cols})"),
+                )]
+            }
+        }
+    };
+    (s2, s3)
+}
+
+/// `#N`, `bus #N`, `log #N` citations.
+fn citations(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices('#') {
+        let before = text.get(..i).and_then(|s| s.chars().last());
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '#' || c == '&') {
+            continue;
+        }
+        let digits: String = text.get(i + 1..).unwrap_or("").chars().take_while(char::is_ascii_digit).collect();
+        let after = text.get(i + 1 + digits.len()..).and_then(|s| s.chars().next());
+        if !digits.is_empty() && !after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+            out.push(digits.parse().unwrap_or(u64::MAX));
+        }
+    }
+    out
+}
+
+fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let closed = t.task_phase == Phase::Closed;
+    let mut out = Vec::new();
+    let present = t.arena.synthesis.is_some();
+    out.extend(match (closed, present) {
+        (true, false) => {
+            vec![on_file(&S1_SYNTHESIS_MISSING, "synthesis.md", "the phase is closed and there is no synthesis.md")]
+        }
+        (true, true) => verdict(&S1_SYNTHESIS_MISSING, Vec::new(), 1, "closed transcripts"),
+        (false, _) => verdict(&S1_SYNTHESIS_MISSING, Vec::new(), 0, "closed transcript"),
+    });
+    out.extend(match (present, closed) {
+        (true, false) => vec![on_file(
+            &S6_SYNTHESIS_EARLY,
+            "synthesis.md",
+            format!("synthesis.md is present while the phase is {}", t.task_phase.as_str()),
+        )],
+        (true, true) => verdict(&S6_SYNTHESIS_EARLY, Vec::new(), 1, "syntheses"),
+        (false, _) => verdict(&S6_SYNTHESIS_EARLY, Vec::new(), 0, "synthesis"),
+    });
+    let text = match &t.arena.synthesis {
+        None => {
+            for c in [&S2_SYNTHESIS_HEADINGS, &S3_DISAGREEMENT_TABLE, &S4_UNCONCEDED_NAMED, &S5_CITATIONS] {
+                out.extend(verdict(c, Vec::new(), 0, "synthesis"));
+            }
+            return out;
+        }
+        Some(Err(e)) => {
+            for c in [&S2_SYNTHESIS_HEADINGS, &S3_DISAGREEMENT_TABLE, &S4_UNCONCEDED_NAMED, &S5_CITATIONS] {
+                out.push(CheckResult::new(c, Outcome::CantTell, "synthesis.md", format!("synthesis.md {e}")));
+            }
+            return out;
+        }
+        Some(Ok(b)) => String::from_utf8_lossy(b).into_owned(),
+    };
+    let (s2, s3) = synthesis_structure(&text);
+    out.extend(verdict(&S2_SYNTHESIS_HEADINGS, s2, 1, "syntheses"));
+    out.extend(s3);
+    let standing = standing_claimants(t);
+    let s4 = standing
+        .iter()
+        .filter(|s| !names(&text, s))
+        .map(|s| {
+            on_file(
+                &S4_UNCONCEDED_NAMED,
+                "synthesis.md",
+                format!("seat {s:?} claimed, never conceded, and is not named"),
+            )
+            .with("seat", s.as_str())
+        })
+        .collect();
+    out.extend(verdict(&S4_UNCONCEDED_NAMED, s4, standing.len(), "standing claimants"));
+    let cites = citations(&text);
+    let count = t.bus.tool_count as u64;
+    let s5 = cites
+        .iter()
+        .filter(|n| **n == 0 || **n > count)
+        .map(|n| on_file(&S5_CITATIONS, "synthesis.md", format!("cites bus #{n}, the tool counts {count} lines")))
+        .collect();
+    out.extend(verdict(&S5_CITATIONS, s5, cites.len(), "bus citations"));
+    out
+}
+
+fn cursors(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let (mut i1, mut i2) = (Vec::new(), Vec::new());
+    for (name, side) in &t.arena.seen {
+        let file = format!(".seen/{name}");
+        if side.is_ok() && !valid_seat(name) {
+            i2.push(on_file(&I2_CURSOR_NAME, &file, format!("{name:?} is not a valid seat name")));
+        }
+        let bytes = match side {
+            Ok(b) => b,
+            Err(e) => {
+                i1.push(CheckResult::new(&I1_CURSOR, Outcome::CantTell, file.clone(), format!("{file} {e}")));
+                continue;
+            }
+        };
+        let digits: String = String::from_utf8_lossy(bytes).chars().filter(char::is_ascii_digit).collect();
+        let trimmed = digits.trim_start_matches('0');
+        let count = t.bus.tool_count.to_string();
+        let larger = trimmed.len() > count.len() || (trimmed.len() == count.len() && trimmed > count.as_str());
+        if larger {
+            i1.push(on_file(&I1_CURSOR, &file, format!("cursor {digits} is past the end of the bus ({count} lines the tool counts): truncated or rewritten")).with("cursor", digits.clone()));
+        }
+    }
+    let n = t.arena.seen.len();
+    let mut out = if i1.iter().all(|r| r.outcome == Outcome::CantTell) && !i1.is_empty() {
+        i1
+    } else {
+        verdict(&I1_CURSOR, i1, n, "cursors")
+    };
+    out.extend(verdict(&I2_CURSOR_NAME, i2, n, "cursor names"));
+    out
+}
+
+fn regressions(t: &Transcript<'_>) -> Vec<CheckResult> {
+    let mut failures = Vec::new();
+    let mut prev: Option<(usize, i64)> = None;
+    let mut pairs = 0;
+    for (i, line) in t.bus.lines.iter().enumerate() {
+        if t.replay.stages[i] == Stage::Revealed {
+            continue;
+        }
+        let Some(at) = line.message().and_then(|m| m.ts.as_deref()).and_then(parse_timestamp).map(|x| x.micros())
+        else {
+            continue;
+        };
+        if let Some((p, before)) = prev {
+            pairs += 1;
+            if at < before {
+                failures.push(on_line(
+                    &I4_TS_REGRESSION,
+                    line,
+                    format!("ts is earlier than {}'s: backdating, clock skew or an edit", t.bus.lines[p].label()),
+                ));
+            }
+        }
+        prev = Some((i, at));
+    }
+    verdict(&I4_TS_REGRESSION, failures, pairs, "consecutive timestamps")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_tables_and_citations() {
+        assert!(names("gpt's frame wins", "gpt") && !names("chatgpt", "gpt") && names("Alpha and beta", "alpha"));
+        assert_eq!(table_columns("| claim | seats for | seats against | evidence |"), 4);
+        assert_eq!(widest_table(&["claim | for | against | evidence", "---|---|---|---", "x | a | b | c"]), 4);
+        let (s2, s3) = synthesis_structure("## Consensus (2 seats)\nok\n## Disagreements\nnone\n");
+        assert!(s2.is_empty() && s3[0].outcome == Outcome::Failed);
+        assert_eq!(citations("see bus #3, log #14 and #ghosts; &#39; C#2"), [3, 14]);
+    }
+}

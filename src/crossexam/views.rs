@@ -1,0 +1,160 @@
+//! The transcript views: the per-seat table, the phase timeline with each violation on its
+//! bus line, and the bus table. The words they write and their tones are declared with the
+//! family (`checks::FAMILY`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::judge::Transcript;
+use crate::report::{Chart, ChartKind, CheckResult, Level, Outcome, Point, Report, Table, View};
+
+/// Per-seat counts from the bus.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SeatRow {
+    /// Claims on the bus (revealed or not).
+    pub claims: u64,
+    /// Verifies.
+    pub verifies: u64,
+    /// Challenges.
+    pub challenges: u64,
+    /// Concessions.
+    pub concessions: u64,
+    /// Claims with no later concede by the same seat.
+    pub unresolved: u64,
+}
+
+/// Counts per seat (every `from` that posted a non-info message).
+pub(crate) fn seats(t: &Transcript<'_>) -> BTreeMap<String, SeatRow> {
+    let mut out: BTreeMap<String, SeatRow> = BTreeMap::new();
+    for m in t.bus.lines.iter().filter_map(|l| l.message()) {
+        let kind = m.kind();
+        if !super::judge::ARGUING.contains(&kind) {
+            continue;
+        }
+        let row = out.entry(m.from().to_owned()).or_default();
+        match kind {
+            "claim" => {
+                row.claims += 1;
+                row.unresolved += 1;
+            }
+            "verify" => row.verifies += 1,
+            "challenge" => row.challenges += 1,
+            _ => {
+                row.concessions += 1;
+                row.unresolved = 0;
+            }
+        }
+    }
+    out
+}
+
+/// Failed warning- or error-level results per bus line (by the tool's number).
+fn violations(results: &[CheckResult]) -> BTreeMap<u64, Vec<String>> {
+    let mut out: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for r in results.iter().filter(|r| r.outcome == Outcome::Failed && r.level != Level::Info) {
+        if let Some(n) = r.evidence.get("line").and_then(Value::as_u64).filter(|_| r.subject.starts_with("bus #")) {
+            let codes = out.entry(n).or_default();
+            if !codes.contains(&r.code) {
+                codes.push(r.code.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Adds the views and the synthesis headline to `report`.
+pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
+    let named = |seat: &str| match &t.arena.synthesis {
+        Some(Ok(b)) => {
+            json!(if super::rules_side::names(&String::from_utf8_lossy(b), seat) { "named" } else { "not named" })
+        }
+        _ => Value::Null,
+    };
+    let rows: Vec<Vec<Value>> = seats(t)
+        .into_iter()
+        .map(|(seat, r)| {
+            let status = if r.concessions > 0 {
+                "conceded"
+            } else if r.claims > 0 {
+                "standing"
+            } else {
+                "no claim"
+            };
+            vec![
+                json!(seat),
+                json!(r.claims),
+                json!(r.verifies),
+                json!(r.challenges),
+                json!(r.concessions),
+                json!(r.unresolved),
+                json!(status),
+                named(&seat),
+            ]
+        })
+        .collect();
+    report.views.push(View::Table(Table {
+        id: "seats".into(),
+        title: "Seats".into(),
+        columns: ["seat", "claims", "verifies", "challenges", "concessions", "unresolved", "status", "in synthesis"].map(String::from).to_vec(),
+        rows,
+        note: Some("unresolved = claims with no later concede by the same seat (the bus names no target, so a challenge resolves nothing by itself); in synthesis = named as a whole word in synthesis.md, not measured without one.".into()),
+        csv: true,
+    }));
+    let marks = violations(&report.results);
+    let mut points = Vec::new();
+    let mut rows = Vec::new();
+    for (i, line) in t.bus.lines.iter().enumerate() {
+        let stage = t.replay.stages[i].as_str();
+        let codes = marks.get(&(line.tool as u64)).cloned().unwrap_or_default();
+        #[allow(clippy::cast_precision_loss)]
+        points.push(Point {
+            label: format!("#{}", line.tool),
+            value: Some(codes.len() as f64),
+            category: Some(stage.into()),
+        });
+        let m = line.message();
+        rows.push(vec![
+            json!(line.tool),
+            json!(line.physical),
+            json!(stage),
+            m.map_or(Value::Null, |m| json!(m.from())),
+            m.map_or_else(|| json!("(unparsed)"), |m| json!(m.kind())),
+            if codes.is_empty() { json!("") } else { json!(format!("violation: {}", codes.join(" "))) },
+        ]);
+    }
+    report.views.push(View::Chart(Chart {
+        id: "phases".into(),
+        title: "Phase timeline (one mark per bus line; height = violations on it)".into(),
+        chart: ChartKind::Timeline,
+        y_label: "violations".into(),
+        x_label: "bus line (tool number)".into(),
+        category_label: "phase".into(),
+        points,
+        note: Some("revealed = a sealed blind claim written by the reveal right before its debate note.".into()),
+    }));
+    report.views.push(View::Table(Table {
+        id: "bus".into(),
+        title: "Bus replay".into(),
+        columns: ["#", "physical line", "phase", "from", "type", "violations"].map(String::from).to_vec(),
+        rows,
+        note: Some("# is the tool's number (what cxam prints and syntheses cite); violations are failed error- and warning-level rules on that line.".into()),
+        csv: true,
+    }));
+    let standing = super::rules_side::standing_claimants(t);
+    let text = match &t.arena.synthesis {
+        Some(Ok(b)) => {
+            let s = String::from_utf8_lossy(b);
+            let missing: Vec<&str> =
+                standing.iter().map(String::as_str).filter(|x| !super::rules_side::names(&s, x)).collect();
+            if missing.is_empty() {
+                "names every seat that never conceded".to_owned()
+            } else {
+                format!("leaves out {}", missing.join(", "))
+            }
+        }
+        Some(Err(_)) => "unreadable".to_owned(),
+        None => "none (not measured)".to_owned(),
+    };
+    report.hints.headline = Some(("Synthesis".to_owned(), text));
+}
