@@ -214,58 +214,58 @@ impl ReceiptVerify {
     }
 }
 
-/// `sshsig`: an armored SSH signature decodes or is refused for any bytes, deterministically;
-/// a decoded one verifies (or not) without panicking, and never verifies over a message it was
-/// not made for when its key is a usable Ed25519 key.
-pub fn sshsig(data: &[u8]) {
-    use crate::trust::sshsig;
-    let _ = sshsig::parse_blob(data);
-    let _ = sshsig::Armor::of(data);
-    let Ok(sig) = sshsig::parse_armored(data) else { return };
-    assert_eq!(sshsig::parse_armored(data).as_ref(), Ok(&sig), "decoding is deterministic");
-    let _ = sig.signed_data(b"tree 0\n");
-    if let Ok(key) = sig.verify(b"fuzzed message", "git") {
-        // A forgery over a chosen message would need the key's private half; the only way to
-        // get here is a key and signature the input carries, which must then also hold strictly.
-        assert!(key.verify_strict(&sig.signed_data(b"fuzzed message"), &sig.signature).is_ok());
-    }
-}
-
-/// `allowed_signers`: a file parses or is refused with a line number inside the file; a
-/// parsed one decides any key without panicking, and never allows a key it does not list.
-pub fn allowed_signers(data: &[u8]) {
-    use crate::trust::allowed_signers::{Decision, parse};
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    match parse(text) {
-        Err(e) => assert!(e.line <= text.lines().count(), "the error names a line of the file: {e}"),
-        Ok(signers) => {
-            let stranger = crate::trust::ed25519::SigningKey::from_seed([0x5a; 32]).public();
-            let listed = signers.entries.iter().any(|e| e.key == Some(stranger));
-            for principal in ["lab@example.invalid", "", "*"] {
-                let d = signers.decide(&stranger, principal, "git", 1_786_525_200);
-                assert!(listed || d == Decision::Unknown, "an unlisted key is unknown, got {d:?}");
+/// `pos_envelope`: any bytes give a Proof-or-Stop bundle container or a rejection at a
+/// container step (A1–B1′); an accepted container is then verified against the golden key and
+/// can only fail at B2 or B3, and verification is a function of the bytes.
+pub fn pos_envelope(data: &[u8]) {
+    use crate::proof_or_stop::envelope::Unverified;
+    use crate::proof_or_stop::reason::Step;
+    let parsed = Unverified::parse(data);
+    match &parsed {
+        Err(r) => assert!(matches!(r.step, Step::A1 | Step::A2 | Step::B1 | Step::B1b), "{r:?}"),
+        Ok(u) => {
+            let store = pos_golden_store();
+            let first = u.clone().verify(&store).map(|v| v.payload().to_vec());
+            let second = u.clone().verify(&store).map(|v| v.payload().to_vec());
+            assert_eq!(first, second, "verification is a function of the bytes");
+            if let Err(r) = first {
+                assert!(matches!(r.step, Step::B2 | Step::B3), "{r:?}");
             }
-            let _ = signers.unsupported().count();
         }
     }
 }
 
-/// `dsse_envelope`: an envelope parses or is refused; a parsed one re-serialises to an
-/// envelope that parses to the same value, and its statement and signature checks decide
-/// without panicking (a fixed key never verifies a fuzzed signature).
-pub fn dsse_envelope(data: &[u8]) {
-    use crate::trust::dsse::Envelope;
-    let Ok(env) = Envelope::parse(data) else { return };
-    let again = Envelope::parse(env.to_json().as_bytes()).expect("the written envelope re-parses");
-    assert_eq!(again, env, "to_json round-trips");
-    let key = crate::trust::ed25519::SigningKey::from_seed([0x42; 32]);
-    let r = crate::anchors::reports::signature_result(&env, &key.public(), "fuzz");
-    let signed_here = env
-        .signatures
-        .iter()
-        .any(|s| s.sig == key.sign(&crate::trust::dsse::pae(&env.payload_type, &env.payload)).to_vec());
-    assert!(signed_here || r.outcome != Outcome::Passed, "a fixed key verified a fuzzed signature");
-    let _ = crate::anchors::reports::statement_result(&env, "fuzz");
+fn pos_golden_store() -> crate::proof_or_stop::trust_store::TrustStore {
+    // The RFC 8032 test-1 key, the corpus's golden signer.
+    let key = crate::proof_or_stop::trust_store::parse_trusted_key(
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+    )
+    .expect("the RFC 8032 test-1 key is a valid strong key");
+    crate::proof_or_stop::trust_store::TrustStore::single(key)
+}
+
+/// `pos_statement`: any payload bytes give a statement or a reason; an accepted statement is
+/// exactly its RFC 8785 form (one representation per value), and its predicate reads as done
+/// evidence or is refused, never a panic.
+pub fn pos_statement(data: &[u8]) {
+    use crate::proof_or_stop::format;
+    let accepted = [format::DONE_EVIDENCE, format::REVIEW_VERDICT, format::DEGRADATION];
+    let Ok(st) = format::statement(data, &accepted) else { return };
+    let canon = json::jcs::to_canonical(&st.value).expect("an accepted statement has no null and no float");
+    assert_eq!(canon.as_bytes(), data, "an accepted payload is its canonical form");
+    let _ = format::done_evidence(&st);
+}
+
+/// `pos_trust_store`: any bytes give a trust store or an error; every key of an accepted store
+/// is found under its own recomputed key id.
+pub fn pos_trust_store(data: &[u8]) {
+    let Ok(store) = crate::proof_or_stop::trust_store::TrustStore::parse(data) else { return };
+    let v = json::parse(data).expect("an accepted store is JSON");
+    for k in v.get("keys").and_then(Value::as_array).unwrap_or_default() {
+        let id = k.get("keyId").and_then(Value::as_str).expect("an accepted key has an id");
+        let found = store.get(id).expect("every listed key is in the store");
+        assert_eq!(found.key.key_id(), id, "key ids are recomputed");
+    }
 }
 
 /// Python's `len(text.splitlines())` after universal newlines, written independently of
@@ -331,4 +331,58 @@ pub fn crossexam_bus(data: &[u8]) {
     for c in crossexam::CHECKS.iter().filter(|c| c.code != "CX-I3") {
         assert!(first.results.iter().any(|r| r.code == c.code), "{} yields no result", c.code);
     }
+}
+
+/// `sshsig`: an armored SSH signature decodes or is refused for any bytes, deterministically;
+/// a decoded one verifies (or not) without panicking, and never verifies over a message it was
+/// not made for when its key is a usable Ed25519 key.
+pub fn sshsig(data: &[u8]) {
+    use crate::trust::sshsig;
+    let _ = sshsig::parse_blob(data);
+    let _ = sshsig::Armor::of(data);
+    let Ok(sig) = sshsig::parse_armored(data) else { return };
+    assert_eq!(sshsig::parse_armored(data).as_ref(), Ok(&sig), "decoding is deterministic");
+    let _ = sig.signed_data(b"tree 0\n");
+    if let Ok(key) = sig.verify(b"fuzzed message", "git") {
+        // A forgery over a chosen message would need the key's private half; the only way to
+        // get here is a key and signature the input carries, which must then also hold strictly.
+        assert!(key.verify_strict(&sig.signed_data(b"fuzzed message"), &sig.signature).is_ok());
+    }
+}
+
+/// `allowed_signers`: a file parses or is refused with a line number inside the file; a
+/// parsed one decides any key without panicking, and never allows a key it does not list.
+pub fn allowed_signers(data: &[u8]) {
+    use crate::trust::allowed_signers::{Decision, parse};
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    match parse(text) {
+        Err(e) => assert!(e.line <= text.lines().count(), "the error names a line of the file: {e}"),
+        Ok(signers) => {
+            let stranger = crate::trust::ed25519::SigningKey::from_seed([0x5a; 32]).public();
+            let listed = signers.entries.iter().any(|e| e.key == Some(stranger));
+            for principal in ["lab@example.invalid", "", "*"] {
+                let d = signers.decide(&stranger, principal, "git", 1_786_525_200);
+                assert!(listed || d == Decision::Unknown, "an unlisted key is unknown, got {d:?}");
+            }
+            let _ = signers.unsupported().count();
+        }
+    }
+}
+
+/// `dsse_envelope`: an envelope parses or is refused; a parsed one re-serialises to an
+/// envelope that parses to the same value, and its statement and signature checks decide
+/// without panicking (a fixed key never verifies a fuzzed signature).
+pub fn dsse_envelope(data: &[u8]) {
+    use crate::trust::dsse::Envelope;
+    let Ok(env) = Envelope::parse(data) else { return };
+    let again = Envelope::parse(env.to_json().as_bytes()).expect("the written envelope re-parses");
+    assert_eq!(again, env, "to_json round-trips");
+    let key = crate::trust::ed25519::SigningKey::from_seed([0x42; 32]);
+    let r = crate::anchors::reports::signature_result(&env, &key.public(), "fuzz");
+    let signed_here = env
+        .signatures
+        .iter()
+        .any(|s| s.sig == key.sign(&crate::trust::dsse::pae(&env.payload_type, &env.payload)).to_vec());
+    assert!(signed_here || r.outcome != Outcome::Passed, "a fixed key verified a fuzzed signature");
+    let _ = crate::anchors::reports::statement_result(&env, "fuzz");
 }

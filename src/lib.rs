@@ -34,6 +34,7 @@ pub mod git;
 pub mod json;
 pub mod manifest;
 pub mod progress;
+pub mod proof_or_stop;
 pub mod protocols;
 pub mod render;
 pub mod report;

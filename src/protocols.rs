@@ -18,6 +18,7 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
     (&crate::anchors::FAMILY, &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS]),
+    (&crate::proof_or_stop::FAMILY, &[crate::proof_or_stop::CHECKS]),
     (&crate::crossexam::FAMILY, &[crate::crossexam::CHECKS]),
 ];
 

@@ -42,6 +42,9 @@ fn every_target_is_replayed() {
         "sshsig",
         "allowed_signers",
         "dsse_envelope",
+        "pos_envelope",
+        "pos_statement",
+        "pos_trust_store",
         "crossexam_bus",
     ];
     let mut sorted = targets.clone();
@@ -99,6 +102,22 @@ fn receipt_verify_seeds_hold() {
     for (path, data) in &all {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.check(data)));
         assert!(r.is_ok(), "receipt_verify: seed {} fails its property", path.display());
+    }
+}
+
+/// The Proof-or-Stop parsers' seeds (envelope, statement, trust store).
+#[test]
+fn pos_seeds_hold() {
+    let cases: [Target; 3] = [
+        ("pos_envelope", fuzzing::pos_envelope),
+        ("pos_statement", fuzzing::pos_statement),
+        ("pos_trust_store", fuzzing::pos_trust_store),
+    ];
+    for (target, property) in cases {
+        for (path, data) in seeds(target) {
+            let r = std::panic::catch_unwind(|| property(&data));
+            assert!(r.is_ok(), "{target}: seed {} fails its property", path.display());
+        }
     }
 }
 

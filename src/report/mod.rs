@@ -459,6 +459,10 @@ pub struct Report {
     pub inputs: BTreeMap<String, Value>,
     /// The verdict, derived from `results` by [`Report::finish`].
     pub outcome: Verdict,
+    /// The one decision code of a command whose protocol defines one (a receipt bundle's
+    /// reason), beside the verdict; the exit code still comes from the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Counts by outcome.
     pub summary: Summary,
     /// Every check result, sorted.
@@ -492,6 +496,7 @@ impl Report {
             command: command.to_owned(),
             inputs: BTreeMap::new(),
             outcome: Verdict::Verified,
+            reason: None,
             summary: Summary::default(),
             results: Vec::new(),
             stats: BTreeMap::new(),
@@ -521,6 +526,7 @@ impl Report {
                     | "command"
                     | "inputs"
                     | "outcome"
+                    | "reason"
                     | "summary"
                     | "results"
                     | "stats"

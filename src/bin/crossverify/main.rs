@@ -160,6 +160,61 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         allowed_signers: Option<PathBuf>,
     },
+    #[command(after_help = help!(
+        "crossverify bundle bundle.json --repo . --trust-store trust-store.json",
+        "crossverify bundle bundle.json --repo . --trusted-key \"$(cat signer.pub)\" --format json | jq -r .reason"
+    ))]
+    /// Verify a Proof-or-Stop receipt bundle offline, deciding one of the paper's reason codes.
+    ///
+    /// The JSON report's top-level `reason` is `ok` or one of the ten rejection codes, decided
+    /// by a fixed check order (specs/proof-or-stop.md).
+    Bundle {
+        /// The bundle (`application/vnd.proof-or-stop.bundle.v1+json`).
+        bundle: PathBuf,
+        /// Repository holding the live state.
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// Live revision H (default HEAD).
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Trust store (`proof-or-stop/trust-store/v1`).
+        #[arg(long, value_name = "FILE", required_unless_present = "trusted_key", conflicts_with = "trusted_key")]
+        trust_store: Option<PathBuf>,
+        /// A single trusted Ed25519 key (64 hex digits or base64 of the 32 bytes).
+        #[arg(long, value_name = "PUBKEY")]
+        trusted_key: Option<String>,
+        /// The story the bundle must be about.
+        #[arg(long, value_name = "ID")]
+        story: Option<String>,
+        #[command(flatten)]
+        live: PosLive,
+    },
+    #[command(after_help = help!(
+        "crossverify floor .proof-or-stop/story/actives/B-0001 --repo . --trust-store trust-store.json",
+        "crossverify floor evidence --repo . --trust-store trust-store.json --rounds 2 --format json"
+    ))]
+    /// Proof-or-Stop review-assurance floor and done gate over an evidence directory.
+    Floor {
+        /// Evidence directory (`verdicts/*.json`, `findings.json`).
+        evidence: PathBuf,
+        /// Repository holding the live state.
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// Live revision H (default HEAD).
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Trust store (`proof-or-stop/trust-store/v1`).
+        #[arg(long, value_name = "FILE")]
+        trust_store: PathBuf,
+        /// Rounds R the floor requires (default: the live policy's).
+        #[arg(long)]
+        rounds: Option<u32>,
+        /// Independent passes K per round (default: the live policy's).
+        #[arg(long)]
+        per_round: Option<u32>,
+        #[command(flatten)]
+        live: PosLive,
+    },
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
     #[command(after_help = help!(
         "crossverify stats audit --science science",
@@ -238,6 +293,32 @@ enum Command {
         /// Check code, e.g. CV-A701.
         code: String,
     },
+}
+
+/// Where the live Proof-or-Stop configuration comes from (default: the repository's
+/// `.proof-or-stop/` at the revision).
+#[derive(clap::Args, Debug)]
+struct PosLive {
+    /// Live policy (`proof-or-stop/policy/v1`).
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// Live command set (`proof-or-stop/command-set/v1`).
+    #[arg(long, value_name = "FILE")]
+    command_set: Option<PathBuf>,
+    /// Live story scope (`proof-or-stop/scope/v1`).
+    #[arg(long, value_name = "FILE")]
+    scope: Option<PathBuf>,
+}
+
+impl PosLive {
+    fn sources(&self, dir: Option<&Path>) -> crossverify::proof_or_stop::live::Sources {
+        crossverify::proof_or_stop::live::Sources {
+            policy: self.policy.clone(),
+            command_set: self.command_set.clone(),
+            scope: self.scope.clone(),
+            dir: dir.map(Path::to_owned),
+        }
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -387,13 +468,44 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            if crossverify::crossexam::stats_input::is_transcript(path) {
+            if crossverify::proof_or_stop::stats::is_evidence(path) {
+                crossverify::stats::command(&opts, || crossverify::proof_or_stop::stats::read(path))?
+            } else if crossverify::crossexam::stats_input::is_transcript(path) {
                 crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path, rev.as_deref()))?
             } else {
                 crossverify::stats::command(&opts, || {
                     crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
                 })?
             }
+        }
+        Command::Bundle { bundle, repo, rev, trust_store, trusted_key, story, live } => {
+            use crossverify::proof_or_stop::{self as pos, Trust};
+            let trust = match (trust_store, trusted_key) {
+                (Some(p), _) => Trust::Store(p.clone()),
+                (None, Some(k)) => Trust::Key(k.clone()),
+                (None, None) => bail!("--trust-store or --trusted-key is required"),
+            };
+            let o = pos::BundleOptions {
+                bundle: bundle.clone(),
+                repo: repo.clone(),
+                rev: rev.clone(),
+                trust,
+                sources: live.sources(None),
+                story: story.clone(),
+            };
+            pos::bundle(&o)?
+        }
+        Command::Floor { evidence, repo, rev, trust_store, rounds, per_round, live } => {
+            let o = crossverify::proof_or_stop::FloorOptions {
+                evidence: evidence.clone(),
+                repo: repo.clone(),
+                rev: rev.clone(),
+                trust_store: trust_store.clone(),
+                rounds: *rounds,
+                per_round: *per_round,
+                sources: live.sources(Some(evidence)),
+            };
+            crossverify::proof_or_stop::floor(&o)?
         }
         Command::Verify { path, science } => {
             let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;

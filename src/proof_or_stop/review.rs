@@ -1,0 +1,221 @@
+//! Review records: signed `review-verdict/v1` and `assurance-degradation/v1` bundles, and the
+//! story's `findings.json`.
+
+use std::collections::BTreeMap;
+
+use super::envelope::Unverified;
+use super::format::{self, Producer, binding, closed, int, is_commit, is_sha256, string, strings};
+use super::reason::{Rejection, Step};
+use super::trust_store::TrustStore;
+use crate::json::{self, Value};
+
+/// The binding members of a review record.
+pub const REVIEW_BINDING: [&str; 5] = ["headHash", "materialHash", "objectFormat", "policyHash", "storyFilesHash"];
+
+/// What a verified review record says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A lane's verdict on one run.
+    Verdict {
+        /// Lane.
+        lane: String,
+        /// Run id.
+        run_id: String,
+        /// Monotonic per lane: defines the latest run (id recency is not freshness).
+        seq: i64,
+        /// `pass` or `finding`.
+        verdict: String,
+        /// Findings named (non-empty exactly for `finding`).
+        finding_ids: Vec<String>,
+    },
+    /// An explicit degraded single-host fallback: local assurance only.
+    Degradation {
+        /// Why (`second-host-unavailable`).
+        reason: String,
+    },
+}
+
+/// A verified review record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Story id.
+    pub story: String,
+    /// Round.
+    pub round: i64,
+    /// What it says.
+    pub kind: Kind,
+    /// Its binding.
+    pub binding: BTreeMap<String, String>,
+    /// Who signed it.
+    pub producer: Producer,
+}
+
+/// Verifies one review bundle through the same staged envelope as done evidence; the
+/// rejection carries the paper's reason.
+///
+/// # Errors
+/// The first failing step.
+pub fn verify(bytes: &[u8], store: &TrustStore) -> Result<Record, Rejection> {
+    let v = Unverified::parse(bytes)?.verify(store)?;
+    let c1 = |m: String| Rejection::new(Step::C1, m);
+    let st = format::statement(v.payload(), &[format::REVIEW_VERDICT, format::DEGRADATION]).map_err(c1)?;
+    let p = st.predicate();
+    let at = "/predicate";
+    let base = ["story", "binding", "producer"];
+    let (kind, role) = if st.predicate_type == format::REVIEW_VERDICT {
+        let m = closed(
+            st.value.get("predicate").unwrap_or(&Value::Null),
+            at,
+            &[&base[..], &["lane", "runId", "seq", "verdict", "findingIds"]].concat(),
+            &[],
+        )
+        .map_err(c1)?;
+        let verdict = string(m, "verdict", at).map_err(c1)?.to_owned();
+        let finding_ids = strings(m, "findingIds", at).map_err(c1)?;
+        if !matches!(verdict.as_str(), "pass" | "finding") || (verdict == "finding") == finding_ids.is_empty() {
+            return Err(c1(format!("{at}: verdict {verdict:?} with {} finding ids", finding_ids.len())));
+        }
+        let k = Kind::Verdict {
+            lane: string(m, "lane", at).map_err(c1)?.to_owned(),
+            run_id: string(m, "runId", at).map_err(c1)?.to_owned(),
+            seq: int(m, "seq", at).map_err(c1)?,
+            verdict,
+            finding_ids,
+        };
+        (k, "review-verdict")
+    } else {
+        let m = closed(st.value.get("predicate").unwrap_or(&Value::Null), at, &[&base[..], &["reason"]].concat(), &[])
+            .map_err(c1)?;
+        (Kind::Degradation { reason: string(m, "reason", at).map_err(c1)?.to_owned() }, "review-verdict")
+    };
+    let s = closed(&p["story"], "/predicate/story", &["id", "round"], &[]).map_err(c1)?;
+    let producer = format::producer(&p["producer"], "/predicate/producer").map_err(c1)?;
+    let b = binding(&p["binding"], "/predicate/binding", &REVIEW_BINDING).map_err(c1)?;
+    if producer.key_id != v.key.key_id {
+        return Err(Rejection::new(Step::C2, format!("producer.keyId {} is not the signing key", producer.key_id)));
+    }
+    v.key.authorises(role, &producer.lane, &producer.host).map_err(|m| Rejection::new(Step::C2, m))?;
+    for k in REVIEW_BINDING {
+        let ok = b.get(k).is_some_and(|x| match k {
+            "headHash" => is_commit(x, 40) || is_commit(x, 64),
+            "objectFormat" => x == "sha1" || x == "sha256",
+            _ => is_sha256(x),
+        });
+        if !ok {
+            return Err(Rejection::new(Step::D1, format!("binding.{k} is absent or malformed")));
+        }
+    }
+    if Some(st.subject_material.as_str()) != b["materialHash"].strip_prefix("sha256:")
+        || st.subject_head != b["headHash"]
+    {
+        return Err(Rejection::new(Step::D3, "the subjects are not the binding"));
+    }
+    Ok(Record {
+        story: string(s, "id", "/predicate/story").map_err(c1)?.to_owned(),
+        round: int(s, "round", "/predicate/story").map_err(c1)?,
+        kind,
+        binding: b,
+        producer,
+    })
+}
+
+/// One finding of `findings.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `F-###`.
+    pub id: String,
+    /// Lane that filed it.
+    pub lane: String,
+    /// Round it was filed in.
+    pub filed_round: i64,
+    /// critical, high, medium or low.
+    pub severity: String,
+    /// open, resolved or dismissed.
+    pub status: String,
+    /// `verified`, `unverified`, or absent (legacy records).
+    pub evidence_state: Option<String>,
+    /// Category (open vocabulary).
+    pub category: Option<String>,
+    /// Title.
+    pub title: Option<String>,
+    /// `(round, action)` of each resolution event.
+    pub resolution: Vec<(i64, String)>,
+}
+
+/// A story's findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Findings {
+    /// Story id.
+    pub story: String,
+    /// Lifecycle phase the story reached.
+    pub phase: String,
+    /// Findings in file order.
+    pub findings: Vec<Finding>,
+}
+
+/// Largest `findings.json` read.
+pub const MAX_FINDINGS_BYTES: usize = 16 << 20;
+
+/// Reads `findings.json` (`proof-or-stop/findings/v1`), strictly and closed.
+///
+/// # Errors
+/// A sentence naming the JSON Pointer.
+pub fn findings(bytes: &[u8]) -> Result<Findings, String> {
+    if bytes.len() > MAX_FINDINGS_BYTES {
+        return Err(format!("larger than {MAX_FINDINGS_BYTES} bytes"));
+    }
+    let v = json::parse(bytes).map_err(|e| e.to_string())?;
+    let top = closed(&v, "", &["kind", "storyId", "phase", "findings"], &[])?;
+    if string(top, "kind", "")? != "proof-or-stop/findings/v1" {
+        return Err("/kind is not proof-or-stop/findings/v1".into());
+    }
+    let phase = string(top, "phase", "")?.to_owned();
+    if !["init", "init-check", "plan", "dev", "review", "test", "done"].contains(&phase.as_str()) {
+        return Err(format!("/phase {phase:?} is not a lifecycle phase"));
+    }
+    let list = top["findings"].as_array().ok_or("/findings is not an array")?;
+    let mut out = Vec::new();
+    for (i, f) in list.iter().enumerate() {
+        out.push(finding(f, &format!("/findings/{i}"))?);
+    }
+    Ok(Findings { story: string(top, "storyId", "")?.to_owned(), phase, findings: out })
+}
+
+fn finding(f: &Value, at: &str) -> Result<Finding, String> {
+    let m = closed(
+        f,
+        at,
+        &["id", "lane", "filedRound", "severity", "status"],
+        &["evidenceState", "category", "title", "resolution"],
+    )?;
+    let pick = |k: &str, allowed: &[&str]| -> Result<String, String> {
+        let s = string(m, k, at)?;
+        if allowed.contains(&s) { Ok(s.to_owned()) } else { Err(format!("{at}/{k} {s:?} is not one of {allowed:?}")) }
+    };
+    let opt = |k: &str| -> Result<Option<String>, String> {
+        m.get(k).map(|_| string(m, k, at).map(str::to_owned)).transpose()
+    };
+    let mut resolution = Vec::new();
+    if let Some(r) = m.get("resolution") {
+        let list = r.as_array().ok_or_else(|| format!("{at}/resolution is not an array"))?;
+        for (j, e) in list.iter().enumerate() {
+            let eat = format!("{at}/resolution/{j}");
+            let o = closed(e, &eat, &["round", "action"], &["note"])?;
+            resolution.push((int(o, "round", &eat)?, string(o, "action", &eat)?.to_owned()));
+        }
+    }
+    Ok(Finding {
+        id: string(m, "id", at)?.to_owned(),
+        lane: string(m, "lane", at)?.to_owned(),
+        filed_round: int(m, "filedRound", at)?,
+        severity: pick("severity", &["critical", "high", "medium", "low"])?,
+        status: pick("status", &["open", "resolved", "dismissed"])?,
+        evidence_state: m
+            .get("evidenceState")
+            .map(|_| pick("evidenceState", &["verified", "unverified"]))
+            .transpose()?,
+        category: opt("category")?,
+        title: opt("title")?,
+        resolution,
+    })
+}
