@@ -24,6 +24,7 @@
 //! ```
 
 pub mod anchors;
+pub mod attest;
 pub mod checks;
 pub mod crossaudit;
 pub mod crossexam;

@@ -19,7 +19,10 @@ pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
     (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
     (&crate::proof_or_stop::FAMILY, &[crate::proof_or_stop::CHECKS]),
     (&crate::crossexam::FAMILY, &[crate::crossexam::CHECKS]),
-    (&crate::anchors::FAMILY, &[crate::anchors::sigstore::CHECKS]),
+    (
+        &crate::anchors::FAMILY,
+        &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS, crate::anchors::sigstore::CHECKS],
+    ),
 ];
 
 /// What `crossverify verify PATH` found: a protocol's description of PATH, the equivalent

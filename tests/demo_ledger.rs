@@ -1,5 +1,5 @@
 //! The demo ledger embedded in the binary (`ledger-fixtures/demo-ledger/`) is byte for byte what
-//! the fixture minter makes from `ledger-fixtures/demo.toml` today, and `demo` unpacks it to
+//! the fixture minter makes from `ledger-fixtures/demo-signed.toml` today (with its allowed-signers file), and `demo` unpacks it to
 //! the same commits. `CROSSVERIFY_UPDATE_DEMO=1 cargo test --test demo_ledger` regenerates it.
 
 mod support;
@@ -11,7 +11,7 @@ use crossverify_fixtures::{demo, mint};
 fn embedded_demo_ledger_is_what_the_minter_makes() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let minted = tmp.path().join("minted");
-    mint::build_file(&support::root().join("ledger-fixtures/demo.toml"), &minted).expect("the demo mints");
+    mint::build_file(&support::root().join("ledger-fixtures/demo-signed.toml"), &minted).expect("the demo mints");
     let dir = support::root().join("ledger-fixtures/demo-ledger");
     for repo in ["science", "audit"] {
         let fresh = demo::archive(&minted.join(repo)).expect("archive");
@@ -26,6 +26,12 @@ fn embedded_demo_ledger_is_what_the_minter_makes() {
             path.display()
         );
     }
+    let signers = dir.join("allowed_signers");
+    let fresh = std::fs::read(minted.join("allowed_signers")).expect("the minter writes allowed_signers");
+    if std::env::var_os("CROSSVERIFY_UPDATE_DEMO").is_some() {
+        std::fs::write(&signers, &fresh).expect("write allowed_signers");
+    }
+    assert!(std::fs::read(&signers).expect("committed allowed_signers") == fresh, "{} is stale", signers.display());
     let unpacked = tmp.path().join("unpacked");
     crossverify::crossaudit::demo::unpack(&unpacked).expect("unpack");
     for repo in ["science", "audit"] {

@@ -39,6 +39,9 @@ fn every_target_is_replayed() {
         "claims_parse",
         "manifest_keys",
         "receipt_verify",
+        "sshsig",
+        "allowed_signers",
+        "dsse_envelope",
         "pos_envelope",
         "pos_statement",
         "pos_trust_store",
@@ -65,6 +68,21 @@ fn parser_seeds_hold() {
         ("ledger_json_records", fuzzing::ledger_json_records),
         ("claims_parse", fuzzing::claims_parse),
         ("manifest_keys", fuzzing::manifest_keys),
+    ];
+    for (target, property) in cases {
+        for (path, data) in seeds(target) {
+            let r = std::panic::catch_unwind(|| property(&data));
+            assert!(r.is_ok(), "{target}: seed {} fails its property", path.display());
+        }
+    }
+}
+
+#[test]
+fn trust_seeds_hold() {
+    let cases: [Target; 3] = [
+        ("sshsig", fuzzing::sshsig),
+        ("allowed_signers", fuzzing::allowed_signers),
+        ("dsse_envelope", fuzzing::dsse_envelope),
     ];
     for (target, property) in cases {
         for (path, data) in seeds(target) {

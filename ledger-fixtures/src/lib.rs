@@ -10,3 +10,4 @@ pub mod demo;
 pub mod fixture;
 pub mod mint;
 pub mod rules;
+pub mod signing;

@@ -110,6 +110,13 @@ struct Scenario {
     /// `git clone --depth` would.
     #[serde(default)]
     shallow_ledger: Option<usize>,
+    /// Signs every ledger commit (`allowed`, `unknown`, `bad`, `unsigned`, `openpgp`: see
+    /// `signing::Mode`) and writes `allowed_signers` beside the repositories.
+    #[serde(default)]
+    sign_ledger: Option<String>,
+    /// Re-signs the ledger's final commit another way (the others keep `sign_ledger`'s).
+    #[serde(default)]
+    sign_ledger_tip: Option<String>,
     #[serde(default)]
     science: Vec<ScienceCommit>,
     #[serde(default)]
@@ -497,6 +504,14 @@ impl Minter {
     }
 
     fn run(mut self) -> Result<(), Error> {
+        let mode = |w: &Option<String>| w.as_deref().map(crate::signing::Mode::parse).transpose();
+        let signing = mode(&self.s.sign_ledger).map_err(|e| self.err(e))?;
+        let tip_signing = mode(&self.s.sign_ledger_tip).map_err(|e| self.err(e))?;
+        if signing.is_some() || tip_signing.is_some() {
+            std::fs::write(self.out.join("allowed_signers"), crate::signing::allowed_signers())
+                .map_err(|e| self.err(e.to_string()))?;
+        }
+        self.ledger().set_signing(signing);
         self.bootstrap()?;
         let cycles = self.s.cycle.clone();
         for (n, c) in cycles.iter().enumerate() {
@@ -525,6 +540,9 @@ impl Minter {
             let history = repo.history(tip).map_err(|e| self.err(e.to_string()))?;
             let boundary = history.get(k).ok_or_else(|| self.err(format!("the ledger has no commit #{k}")))?;
             std::fs::write(path.join("shallow"), format!("{}\n", boundary.id)).map_err(|e| self.err(e.to_string()))?;
+        }
+        if let Some(m) = tip_signing {
+            self.ledger().resign_tip(m)?;
         }
         Ok(())
     }

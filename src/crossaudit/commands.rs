@@ -29,7 +29,10 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
                         return Err(Error::Usage(load::ambiguous(&layouts)));
                     }
                 }
-                return Ok(deployed_ledger(opts, &l));
+                let (signed, signatures) = super::check_signed::deployed(opts, l.origin.commit())?;
+                let mut report = deployed_ledger(opts, &l, signed);
+                report.views.extend(signatures);
+                return Ok(report);
             }
             Err(deployed::LoadError::NoCycles(_)) if opts.dialect == DialectChoice::Auto => {}
             Err(e @ deployed::LoadError::NoCycles(_)) => {
@@ -70,6 +73,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     report.section("admissions", Value::Object(adm));
     views::cycles(&mut report, &run, &admissions);
     report.views.extend(lifecycle_views);
+    report.views.extend(run.signatures.clone());
     Ok(report)
 }
 
@@ -121,7 +125,7 @@ fn wrong_science(opts: &Options, run: &super::crawl::Run) -> Result<(), Error> {
 
 /// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
 /// checks, what the protocol's invariants can and cannot show there, and its lifecycle figures.
-fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
+fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<CheckResult>) -> Report {
     let mut report = Report::new("ledger");
     report.input("audit", opts.audit.display().to_string());
     report.input("dialect", if opts.dialect == DialectChoice::Auto { "deployed (detected)" } else { "deployed" });
@@ -131,6 +135,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger) -> Report {
     report.identify("audit", &opts.audit, l.origin.commit().as_deref());
     let mut results = deployed::verify(l);
     results.extend(invariants(l));
+    results.extend(signed);
     report.results = results;
     report.finish();
     let kind = if l.origin.commit().is_some() {
@@ -205,6 +210,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
                     && (r.subject == "ledger" || r.subject.starts_with(&format!("{}/", cycle.path))))
                     || r.code == checks::AUDIT_HEAD_PINNED.code
                     || (r.code == checks::ADMISSION_RECORDS.code)
+                    || crate::anchors::commits::CHECKS.iter().any(|c| c.code == r.code)
             })
             .cloned(),
     );
@@ -237,6 +243,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     views::headline(&mut report, &a);
     report.views.push(View::Table(conformance(&report.results)));
     report.views.push(views::admission(&a));
+    report.views.extend(run.signatures.clone());
     Ok(report)
 }
 

@@ -19,6 +19,8 @@ pub(super) struct Run {
     pub(super) facts: Vec<verify::CycleFacts>,
     pub(super) groups: Vec<replay::GroupInfo>,
     pub(super) hash_stats: crate::manifest::HashStats,
+    /// The per-commit signature table, with `--allowed-signers`.
+    pub(super) signatures: Option<crate::report::View>,
 }
 
 /// A pinned commit must be a full id: an abbreviation or a branch name would make the pin
@@ -56,6 +58,7 @@ pub(super) struct Placed {
 pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> Result<(Run, Option<Placed>), Error> {
     full_commit_id("--expect-audit-head", opts.expect_audit_head.as_deref())?;
     full_commit_id("--expect-sha", opts.expect_sha.as_deref())?;
+    let signers = super::check_signed::load(opts)?;
     let mut ledger = load::load(opts)?;
     let placed = given.map(|g| place(&mut ledger, g, opts)).transpose()?;
     ctx.check()?;
@@ -102,7 +105,10 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     rounds::checks(&ledger, &mut facts, &mut results);
     super::check_i2_history::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
     locate(&ledger, &mut results);
-    Ok((Run { hash_stats: hashes.stats(), ledger, results, facts, groups }, placed))
+    let (signed, signatures) =
+        super::check_signed::check(&opts.audit, &ledger.audit.local(), ledger.audit_head, signers.as_ref());
+    results.extend(signed);
+    Ok((Run { hash_stats: hashes.stats(), ledger, results, facts, groups, signatures }, placed))
 }
 
 /// Finds the cycle the given receipt belongs to and makes its bytes the ones verified; a

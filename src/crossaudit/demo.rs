@@ -1,5 +1,6 @@
 //! The demo ledger that ships in the binary: the two bare repositories the fixture minter makes
-//! from `ledger-fixtures/demo.toml`, stored as object archives (`ledger-fixtures/demo-ledger/`,
+//! from `ledger-fixtures/demo-signed.toml` (`demo.toml` with signed audit commits) with its
+//! allowed-signers file, stored as object archives (`ledger-fixtures/demo-ledger/`,
 //! regenerated and checked byte for byte by `tests/demo_ledger.rs`) so the release binary
 //! carries no minter and `demo` needs no git CLI.
 //!
@@ -15,13 +16,20 @@ const SCIENCE: &[u8] = include_bytes!("../../ledger-fixtures/demo-ledger/science
 /// The audit repository's archive.
 const AUDIT: &[u8] = include_bytes!("../../ledger-fixtures/demo-ledger/audit.objects");
 
-/// Writes the demo ledger's bare repositories to `out/science` and `out/audit`.
+/// The allowed-signers file the demo's audit commits are verified against (a test key anyone
+/// can re-derive: it anchors the demo, nothing real).
+pub const ALLOWED_SIGNERS: &str = include_str!("../../ledger-fixtures/demo-ledger/allowed_signers");
+
+/// Writes the demo ledger's bare repositories to `out/science` and `out/audit`, and its
+/// allowed-signers file to `out/allowed_signers`.
 ///
 /// # Errors
 /// When a repository cannot be written, or an archive is malformed (a build defect).
 pub fn unpack(out: &Path) -> Result<(), String> {
     unpack_one(SCIENCE, &out.join("science"))?;
-    unpack_one(AUDIT, &out.join("audit"))
+    unpack_one(AUDIT, &out.join("audit"))?;
+    std::fs::write(out.join("allowed_signers"), ALLOWED_SIGNERS)
+        .map_err(|e| format!("writing the demo ledger's allowed signers at {}: {e}", out.display()))
 }
 
 fn unpack_one(mut archive: &[u8], path: &Path) -> Result<(), String> {

@@ -50,6 +50,8 @@ pub struct Options {
     pub consumed: Option<std::collections::BTreeSet<String>>,
     /// Trusted root and identity for receipts wrapped in Sigstore bundles (`--trusted-root`).
     pub sigstore: crate::anchors::sigstore::Options,
+    /// Allowed-signers file: every ledger commit must be signed by a key it allows.
+    pub allowed_signers: Option<PathBuf>,
 }
 
 impl Options {
@@ -66,6 +68,7 @@ impl Options {
             expect_repo: None,
             consumed: None,
             sigstore: crate::anchors::sigstore::Options::default(),
+            allowed_signers: None,
         }
     }
 }

@@ -23,6 +23,7 @@ mod check_i6_severity;
 mod check_i7_binding;
 mod check_i7_science;
 mod check_i8_admission;
+mod check_signed;
 pub mod checks;
 mod commands;
 pub mod config;
@@ -104,6 +105,9 @@ fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
     if let Some(s) = &opts.expect_repo {
         report.input("expectRepo", s.clone());
     }
+    if let Some(p) = &opts.allowed_signers {
+        report.input("allowedSigners", p.display().to_string());
+    }
 }
 
 fn stats(report: &mut Report, run: &Run) {
@@ -122,7 +126,7 @@ fn stats(report: &mut Report, run: &Run) {
 }
 
 /// `crossverify demo`: writes the built-in demo ledger ([`mod@demo`], minted from
-/// `ledger-fixtures/demo.toml`; with gix, no git CLI, no network) to a temporary directory and
+/// `ledger-fixtures/demo-signed.toml`; with gix, no git CLI, no network) to a temporary directory and
 /// verifies it like `crossverify ledger`.
 ///
 /// # Errors
@@ -135,12 +139,14 @@ pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
     demo::unpack(dir.path()).map_err(Error::Usage)?;
     let mut opts = Options::new(&dir.path().join("audit"));
     opts.science = Some(dir.path().join("science"));
+    opts.allowed_signers = Some(dir.path().join("allowed_signers"));
     let mut report = ledger(&opts, ctx)?;
     report.command = "demo".into();
     // The ledger lives in a temporary directory; name it by what it is so output is stable.
     report.input("audit", "<built-in demo>/audit");
     report.input("science", "<built-in demo>/science");
-    report.input("scenario", "ledger-fixtures/demo.toml");
+    report.input("allowedSigners", "<built-in demo>/allowed_signers");
+    report.input("scenario", "ledger-fixtures/demo-signed.toml");
     // Its canonical paths name a temporary directory: the demo's output stays the same bytes.
     report.inputs.remove("identities");
     Ok(report)

@@ -5,6 +5,7 @@
 //! does not resolve are [`Error`] variants that checks turn into `cantTell` with the reason.
 //! [`Repo`] is one thread's handle; [`SharedRepo`] hands out per-thread handles to rayon workers.
 
+mod signature;
 mod tree;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex};
 pub use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
+pub use signature::CommitSignature;
 pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
 
 /// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused

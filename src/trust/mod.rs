@@ -5,8 +5,10 @@
 //! turn these results into findings. Keys are always verifier inputs given out of band; a key
 //! found inside the evidence it signs is never trusted for that reason.
 
+pub mod allowed_signers;
 pub mod dsse;
 pub mod ed25519;
 #[cfg(feature = "sigstore")]
 pub mod sigstore;
+pub mod sshsig;
 mod wire;

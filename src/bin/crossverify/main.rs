@@ -63,6 +63,13 @@ struct Global {
     /// No progress bars or notes on standard error.
     #[arg(long, short, global = true, help_heading = "Global options")]
     quiet: bool,
+    /// Sign the report with this OpenSSH Ed25519 private key (as `ssh-keygen -t ed25519 -N ''`
+    /// writes it) and write the DSSE envelope to --attestation (`crossverify attest` checks it).
+    #[arg(long, global = true, value_name = "KEYFILE", requires = "attestation", help_heading = "Global options")]
+    sign_report: Option<PathBuf>,
+    /// Where --sign-report writes the signed report (an in-toto statement in a DSSE envelope).
+    #[arg(long, global = true, value_name = "PATH", requires = "sign_report", help_heading = "Global options")]
+    attestation: Option<PathBuf>,
     /// Table and markdown on standard output: print only the verdict, the audit outcome and
     /// the checks that decided them (for CI logs; --output files keep everything).
     #[arg(long, global = true, help_heading = "Global options")]
@@ -111,6 +118,10 @@ enum Command {
         /// A previously seen audit head that must still be an ancestor (detects rewritten history).
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
+        /// Allowed-signers file (git's gpg.ssh.allowedSignersFile format): every ledger commit
+        /// must carry an SSH signature by a key it allows for the committer (CV-T001–CV-T004).
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
         #[command(flatten)]
         sigstore: SigstoreArgs,
     },
@@ -147,6 +158,9 @@ enum Command {
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
+        /// Allowed-signers file: every ledger commit must be signed by a key it allows.
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
         #[command(flatten)]
         sigstore: SigstoreArgs,
     },
@@ -225,6 +239,25 @@ enum Command {
         /// Revision of the science repository (default HEAD; use the freeze head).
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
+    },
+    /// Check a signed report (--sign-report): its signature; with --replay, its re-derivation.
+    ///
+    /// With --replay the recorded command runs again on the recorded inputs and the two
+    /// reports are compared byte for byte.
+    #[command(after_help = help!(
+        "crossverify attest report.dsse.json --trusted-key auditor_ed25519.pub",
+        "crossverify attest report.dsse.json --trusted-key auditor_ed25519.pub --replay"
+    ))]
+    Attest {
+        /// The DSSE envelope written by --attestation.
+        envelope: PathBuf,
+        /// The signer's OpenSSH Ed25519 public key (`ssh-ed25519 AAAA…`).
+        #[arg(long, value_name = "PUBKEYFILE")]
+        trusted_key: PathBuf,
+        /// Re-run the recorded command on the recorded inputs (paths as recorded, relative to the
+        /// current directory) and compare the reports byte for byte.
+        #[arg(long)]
+        replay: bool,
     },
     /// Detect what PATH holds (ledger, receipt, records, transcript), say so and run the command for it.
     #[command(after_help = help!(
@@ -418,22 +451,35 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, sigstore } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, allowed_signers, sigstore } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
+            o.allowed_signers.clone_from(allowed_signers);
             o.sigstore = sigstore.options();
             crossaudit::ledger(&o, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev, sigstore } => {
+        Command::Receipt {
+            receipt,
+            science,
+            audit,
+            expect_sha,
+            expect_repo,
+            admit,
+            consumed,
+            audit_rev,
+            allowed_signers,
+            sigstore,
+        } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
             o.audit_rev.clone_from(audit_rev);
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
+            o.allowed_signers.clone_from(allowed_signers);
             let record = consumed.as_deref().map(read_consumed).transpose()?;
             o.consumed = record.as_ref().map(|r| r.ids.clone());
             o.sigstore = sigstore.options();
@@ -510,6 +556,11 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.priors.clone_from(priors);
             crossverify::crossexam::transcript(&o)?
         }
+        Command::Attest { envelope, trusted_key, replay } => {
+            let replayer = |args: &[String]| replay_run(args);
+            let replayer: crossverify::attest::Replayer<'_> = &replayer;
+            crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+        }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
     };
@@ -519,8 +570,15 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         report.hints.informational = true;
     }
     report.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
+    if cli.global.sign_report.is_some() {
+        let invocation = crossverify::attest::invocation(std::env::args_os().skip(1))?;
+        crossverify::attest::record(&mut report, &invocation);
+    }
     crossverify::protocols::describe(&mut report);
     bar.clear();
+    if let (Some(key), Some(path)) = (&cli.global.sign_report, &cli.global.attestation) {
+        crossverify::attest::write_attestation(&report, key, path)?;
+    }
     emit(&report, &cli.global)?;
     Ok(report.exit_code())
 }
@@ -651,6 +709,23 @@ fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
         set.insert(id.to_ascii_lowercase());
     }
     Ok(Consumed { path: path.to_owned(), ids: set, absent: false })
+}
+
+/// Runs a recorded invocation again, as a fresh `crossverify` process writing its JSON report
+/// to a pipe, so the replay goes through exactly the argument parsing and command code of a
+/// normal run; `Err` when it could not run (exit 2: moved or unreadable inputs).
+fn replay_run(args: &[String]) -> Result<Report, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("locating the crossverify binary: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("running the recorded command: {e}"))?;
+    if !matches!(out.status.code(), Some(0 | 1 | 3)) {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("reading the replayed report: {e}"))
 }
 
 fn terminal_width() -> Option<u16> {

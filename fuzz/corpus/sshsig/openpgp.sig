@@ -1,0 +1,4 @@
+-----BEGIN PGP SIGNATURE-----
+
+wsBcBAABCAAQBQJ=
+-----END PGP SIGNATURE-----

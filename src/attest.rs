@@ -1,0 +1,213 @@
+//! Signed, replayable reports: `--sign-report KEYFILE --attestation PATH` writes a DSSE
+//! envelope (an in-toto Statement whose predicate is the report) signed with the auditor's
+//! OpenSSH Ed25519 key; `crossverify attest ENVELOPE --trusted-key PUBKEY [--replay]` checks it
+//! (`CV-T101`–`CV-T103`, in `anchors::reports`) and, with `--replay`, has the command layer
+//! run the recorded invocation again and compares the statements byte for byte.
+//!
+//! The recorded invocation is the command line after `crossverify` without the options that
+//! only say where output goes (`--format`, `--output`, `--threads`, `--quiet`, `--summary`, and the signing
+//! options themselves): those cannot change a report, and a replay must never write files.
+
+use std::path::Path;
+
+use crate::anchors::reports;
+use crate::report::{CheckResult, Outcome, Report, Tool};
+use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
+use crate::trust::ed25519::{PublicKey, SigningKey};
+
+/// Largest envelope or key file read.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Global options that take a value and do not change a report.
+const OUTPUT_OPTIONS: &[&str] = &["--format", "--output", "--threads", "--sign-report", "--attestation"];
+/// Global flags that do not change a report.
+const OUTPUT_FLAGS: &[&str] = &["--quiet", "-q", "--summary"];
+
+/// Could not sign or check (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file named on the command line cannot be used; the message names it and why.
+    #[error("{0}")]
+    Usage(String),
+}
+
+fn read(flag: &str, path: &Path) -> Result<Vec<u8>, Error> {
+    let err = |m: String| Error::Usage(format!("{flag} {}: {m}", path.display()));
+    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err("not a regular file".into()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(err(format!("{} bytes, more than the {MAX_FILE_BYTES} read", meta.len())));
+    }
+    std::fs::read(path).map_err(|e| err(e.to_string()))
+}
+
+fn read_text(flag: &str, path: &Path) -> Result<String, Error> {
+    String::from_utf8(read(flag, path)?).map_err(|_| Error::Usage(format!("{flag} {}: not UTF-8", path.display())))
+}
+
+/// The command line to record: `args` (after the program name) without the output options.
+///
+/// # Errors
+/// An argument that is not UTF-8 cannot be recorded in JSON.
+pub fn invocation<I, S>(args: I) -> Result<Vec<String>, Error>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString>,
+{
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        let a = a.into().into_string().map_err(|a| {
+            Error::Usage(format!("argument {a:?} is not UTF-8, so the command cannot be recorded for a replay"))
+        })?;
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if OUTPUT_FLAGS.contains(&a.as_str()) {
+            continue;
+        }
+        if OUTPUT_OPTIONS.contains(&a.as_str()) {
+            skip = true;
+            continue;
+        }
+        if OUTPUT_OPTIONS.iter().any(|o| a.strip_prefix(o).is_some_and(|rest| rest.starts_with('='))) {
+            continue;
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// Records `invocation` in the report (before it is described and rendered, so the printed
+/// report is the signed predicate).
+pub fn record(report: &mut Report, invocation: &[String]) {
+    report.input("invocation", invocation.to_vec());
+}
+
+/// Signs `report` with the OpenSSH Ed25519 private key at `key_path` and writes the envelope
+/// to `out`.
+///
+/// # Errors
+/// The key cannot be read or is not an unencrypted OpenSSH Ed25519 key, or `out` cannot be
+/// written.
+pub fn write_attestation(report: &Report, key_path: &Path, out: &Path) -> Result<(), Error> {
+    let text = read_text("--sign-report", key_path)?;
+    let key = SigningKey::from_openssh_private(&text)
+        .map_err(|e| Error::Usage(format!("--sign-report {}: {e}", key_path.display())))?;
+    let payload = reports::payload_bytes(&reports::statement(report));
+    let envelope = Envelope::sign(IN_TOTO_PAYLOAD_TYPE, &payload, &key);
+    std::fs::write(out, envelope.to_json()).map_err(|e| Error::Usage(format!("--attestation {}: {e}", out.display())))
+}
+
+/// Re-runs a recorded invocation and returns its report (the command layer's job: it parses
+/// the arguments); `Err` says why it could not run.
+pub type Replayer<'a> = &'a dyn Fn(&[String]) -> Result<Report, String>;
+
+/// `crossverify attest ENVELOPE --trusted-key PUBKEY [--replay]`.
+///
+/// # Errors
+/// The envelope or the key cannot be read, or the envelope is not a DSSE envelope (exit 2).
+pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>>) -> Result<Report, Error> {
+    let key_text = read_text("--trusted-key", key_path)?;
+    let key = PublicKey::from_openssh(key_text.trim())
+        .map_err(|e| Error::Usage(format!("--trusted-key {}: {e}", key_path.display())))?;
+    let bytes = read("attest", envelope_path)?;
+    let envelope = Envelope::parse(&bytes)
+        .map_err(|e| Error::Usage(format!("{}: not a DSSE envelope: {e}", envelope_path.display())))?;
+    let subject = envelope_path.display().to_string();
+    let mut report = Report::new("attest");
+    report.input("envelope", subject.clone());
+    report.input("trustedKey", key.fingerprint());
+    report.input("trustedKeyId", key.key_id());
+    report.input("replay", replay.is_some());
+    let signed = reports::signature_result(&envelope, &key, &subject);
+    let trusted = signed.outcome == Outcome::Passed;
+    let (shape, invocation) = reports::statement_result(&envelope, &subject);
+    report.results.push(signed);
+    report.results.push(shape);
+    if let Some(inv) = &invocation {
+        report.input("invocation", inv.clone());
+    }
+    let not_replayed = |why: &str| CheckResult::new(&reports::REPLAY_MATCHES, Outcome::Inapplicable, &subject, why);
+    report.results.push(match (replay, invocation, trusted) {
+        (None, _, _) => not_replayed("not replayed (no --replay)"),
+        (Some(_), _, false) => not_replayed("not replayed: the signature does not verify under the trusted key"),
+        (Some(_), None, true) => not_replayed("not replayed: the statement records no invocation"),
+        (Some(run), Some(inv), true) => {
+            let signed_tool = signed_tool(&envelope.payload);
+            match replay_once(run, &inv, signed_tool.as_ref()) {
+                Ok((bytes, tool)) => reports::replay_result(&envelope.payload, Ok(bytes), &subject)
+                    .with("replayedWith", serde_json::to_value(tool).unwrap_or_default()),
+                Err(e) => reports::replay_result(&envelope.payload, Err(e), &subject),
+            }
+        }
+    });
+    let statement = crate::json::parse(&envelope.payload).ok().map(|v| crate::json::to_serde(&v));
+    if let Some(p) = statement.as_ref().and_then(|v| v.get("predicate")) {
+        let pick = |k: &str| p.get(k).cloned().unwrap_or(serde_json::Value::Null);
+        let subject = statement.as_ref().and_then(|v| v.get("subject")).cloned();
+        report.section(
+            "attested",
+            serde_json::json!({"command": pick("command"), "outcome": pick("outcome"), "summary": pick("summary"), "subject": subject}),
+        );
+    }
+    report.finish();
+    Ok(report)
+}
+
+/// The `tool` of the signed report, when the payload holds one.
+fn signed_tool(payload: &[u8]) -> Option<Tool> {
+    let v = crate::json::to_serde(&crate::json::parse(payload).ok()?);
+    serde_json::from_value(v.get("predicate")?.get("tool")?.clone()).ok()
+}
+
+/// Re-runs `recorded` and returns the statement bytes and the tool that made the replay. The
+/// replayed report takes the signed report's `tool` (name, version, build commit) before it is
+/// compared: the second auditor's build is who replayed, not part of what was found, and is
+/// returned beside the bytes instead.
+fn replay_once(run: Replayer<'_>, recorded: &[String], signed: Option<&Tool>) -> Result<(Vec<u8>, Tool), String> {
+    // The recorded line is attacker-controlled until its signature verified; even then a
+    // replay only verifies: output options are stripped again and `attest` is not re-entered.
+    let inv = invocation(recorded.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+    if inv != recorded {
+        return Err("the recorded invocation holds output options a replay does not run".into());
+    }
+    if inv.first().is_some_and(|c| c == "attest") {
+        return Err("an attestation of `attest` is not replayed".into());
+    }
+    let mut report = run(&inv)?;
+    let replayed_with = match signed {
+        Some(t) => std::mem::replace(&mut report.tool, t.clone()),
+        None => report.tool.clone(),
+    };
+    record(&mut report, &inv);
+    Ok((reports::payload_bytes(&reports::statement(&report)), replayed_with))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_options_are_not_recorded() {
+        let inv = invocation([
+            "--format",
+            "json",
+            "ledger",
+            "--audit",
+            "a",
+            "--output=html=x.html",
+            "-q",
+            "--sign-report",
+            "k",
+            "--attestation",
+            "p",
+            "--threads",
+            "2",
+        ])
+        .expect("UTF-8");
+        assert_eq!(inv, ["ledger", "--audit", "a"]);
+    }
+}
