@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cache;
 pub mod checks;
 pub mod crossaudit;
 pub mod foundation;

@@ -59,7 +59,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let mut ledger = load::load(opts)?;
     let placed = given.map(|g| place(&mut ledger, g, opts)).transpose()?;
     ctx.check()?;
-    let hashes = BlobHashes::new();
+    let hashes = opts.cache.clone().map_or_else(BlobHashes::new, BlobHashes::with_persistent);
     let science_shared = ledger.science.clone();
     let audit_shared = ledger.audit.clone();
     // One pass, in parallel: each worker parses a receipt, re-derives its science side

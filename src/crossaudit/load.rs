@@ -48,6 +48,8 @@ pub struct Options {
     /// Receipt identities (lower-case hex, at least 16 digits: a prefix matches) the caller's
     /// own store has already admitted: the single-use evidence the product keeps unpublished.
     pub consumed: Option<std::collections::BTreeSet<String>>,
+    /// The persistent blob-digest cache (`--cache`); `None` hashes every blob.
+    pub cache: Option<std::sync::Arc<crate::cache::Cache>>,
 }
 
 impl Options {
@@ -63,6 +65,7 @@ impl Options {
             expect_sha: None,
             expect_repo: None,
             consumed: None,
+            cache: None,
         }
     }
 }

@@ -14,6 +14,7 @@ use crossverify::render::{self, Format};
 use crossverify::report::Report;
 
 mod progress_bar;
+mod scale;
 
 /// Offline, third-party verification of the supervision records AI agents leave in git.
 ///
@@ -77,6 +78,8 @@ enum Command {
         /// A previously seen audit head that must still be an ancestor (detects rewritten history).
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
+        #[command(flatten)]
+        cache: scale::CacheArgs,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     Receipt {
@@ -193,13 +196,16 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, cache } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
-            crossaudit::ledger(&o, ctx)?
+            o.cache = cache.open(cli.global.quiet);
+            let report = crossaudit::ledger(&o, ctx)?;
+            scale::finish(o.cache.as_deref(), cli.global.quiet);
+            report
         }
         Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
