@@ -275,7 +275,9 @@ pub(super) fn science_checks(
         }
     }
     let Some(manifest) = &r.manifest else { return };
-    manifest_matches(ctx, r, manifest, prep, science, buf, subject, commit, out, failed);
+    super::shard::manifest_part(ctx.shard, subject, out, failed, |out, failed| {
+        manifest_matches(ctx, r, manifest, prep, science, buf, subject, commit, out, failed);
+    });
     manifest_complete(prep, manifest, subject, out, failed);
 }
 

@@ -50,6 +50,8 @@ pub struct Options {
     pub consumed: Option<std::collections::BTreeSet<String>>,
     /// The persistent blob-digest cache (`--cache`); `None` hashes every blob.
     pub cache: Option<std::sync::Arc<crate::cache::Cache>>,
+    /// Sharding (`--shard K/N`, `merge`): which cycles' manifests this run hashes.
+    pub shard: Option<std::sync::Arc<super::shard::Plan>>,
 }
 
 impl Options {
@@ -66,6 +68,7 @@ impl Options {
             expect_repo: None,
             consumed: None,
             cache: None,
+            shard: None,
         }
     }
 }

@@ -127,7 +127,8 @@ fn parse_persistent(p: &[u8]) -> Option<(Digest, u64)> {
 
 const SHARDS: usize = 64;
 
-type Cell = Arc<OnceLock<Result<Digest, String>>>;
+/// A blob's digest and size, or why it could not be read.
+type Cell = Arc<OnceLock<Result<(Digest, u64), String>>>;
 
 impl BlobHashes {
     /// An empty cache.
@@ -202,10 +203,10 @@ impl BlobHashes {
     }
 
     fn hash_into_cell(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<Digest, String> {
-        self.cell(id).get_or_init(|| self.compute(repo, id, buf, ctx)).clone()
+        self.cell(id).get_or_init(|| self.compute(repo, id, buf, ctx)).clone().map(|(d, _)| d)
     }
 
-    fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<Digest, String> {
+    fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<(Digest, u64), String> {
         let key = self.persistent.as_ref().map(|_| persistent_key(id));
         let cached =
             self.persistent.as_ref().zip(key.as_ref()).and_then(|(c, k)| c.get(k)).and_then(|p| parse_persistent(&p));
@@ -217,7 +218,7 @@ impl BlobHashes {
         {
             self.record(n);
             self.from_persistent.fetch_add(1, Ordering::Relaxed);
-            return Ok(d);
+            return Ok((d, n));
         }
         let data = repo.blob_into(id, buf).map_err(|e| e.to_string())?;
         let n = data.len() as u64;
@@ -235,7 +236,7 @@ impl BlobHashes {
                 None => c.put(&k, &persistent_payload(d, n)),
             }
         }
-        Ok(d)
+        Ok((d, n))
     }
 
     /// The digest of `id`, hashing it with `repo` unless some thread already did (or is doing
@@ -247,7 +248,7 @@ impl BlobHashes {
         let cell = self.cell(id);
         if let Some(v) = cell.get() {
             self.hits.fetch_add(1, Ordering::Relaxed);
-            return v.clone();
+            return v.clone().map(|(d, _)| d);
         }
         self.hash_into_cell(repo, id, buf, Ctx::silent())
     }
@@ -256,11 +257,30 @@ impl BlobHashes {
     /// was never hashed.
     #[must_use]
     pub fn get(&self, id: ObjectId) -> Option<Result<Digest, String>> {
-        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned());
+        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned()).map(|r| r.map(|(d, _)| d));
         if hit.is_some() {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
         hit
+    }
+
+    /// Every blob digested so far (hashed, or taken from the persistent cache) with its size,
+    /// sorted by id: what a shard hands to `merge`, whose figures are the union over shards.
+    #[must_use]
+    #[allow(clippy::iter_over_hash_type, reason = "the list is sorted before it leaves")]
+    pub fn digested(&self) -> Vec<(ObjectId, u64)> {
+        let mut out: Vec<(ObjectId, u64)> = self
+            .shards
+            .iter()
+            .flat_map(|s| {
+                let s = s.lock().expect("hash cache lock is never poisoned: nothing panics while holding it");
+                s.iter()
+                    .filter_map(|(id, c)| c.get().and_then(|r| r.as_ref().ok()).map(|(_, n)| (*id, *n)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Counters so far.

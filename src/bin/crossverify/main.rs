@@ -79,7 +79,7 @@ enum Command {
         #[arg(long, value_name = "SHA")]
         expect_audit_head: Option<String>,
         #[command(flatten)]
-        cache: scale::CacheArgs,
+        scale: scale::LedgerArgs,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     Receipt {
@@ -126,6 +126,25 @@ enum Command {
         /// Revision of the science repository (default HEAD; use the freeze head).
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
+    },
+    /// Combine the JSON reports of `ledger --shard K/N` (all N, any order) into the report one
+    /// unsharded run writes; reads the ledger again at the same audit head (docs/scale.md).
+    Merge {
+        /// The shard reports.
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+    },
+    /// Verify many ledgers: one JSON line each in --output-jsonl, resuming where a previous
+    /// run stopped (docs/scale.md). Exit 1 if any failed, else 3 if any was inconclusive or
+    /// could not run, else 0.
+    Batch {
+        /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
+        list: PathBuf,
+        /// Where the lines go (appended; lines already there are not redone).
+        #[arg(long, value_name = "FILE")]
+        output_jsonl: PathBuf,
+        #[command(flatten)]
+        cache: scale::CacheArgs,
     },
     /// List every check code with its level and summary.
     Checks,
@@ -196,16 +215,13 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, cache } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, scale } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
             o.audit_rev.clone_from(audit_rev);
             o.expect_audit_head.clone_from(expect_audit_head);
-            o.cache = cache.open(cli.global.quiet);
-            let report = crossaudit::ledger(&o, ctx)?;
-            scale::finish(o.cache.as_deref(), cli.global.quiet);
-            report
+            scale::ledger(scale, o, cli.global.quiet, ctx)?
         }
         Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
@@ -226,6 +242,12 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science_rev: science_rev.as_deref(),
             };
             crossverify::stats::command(&opts, || crossaudit::stats_input::read(path, rev.as_deref(), ctx))?
+        }
+        Command::Merge { reports } => scale::merge(reports, ctx)?,
+        Command::Batch { list, output_jsonl, cache } => {
+            let code = scale::batch(list, output_jsonl, cache, cli.global.quiet, ctx);
+            bar.clear();
+            return code;
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
