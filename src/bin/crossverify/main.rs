@@ -109,6 +109,8 @@ enum Command {
         /// Audit revision (default HEAD).
         #[arg(long, value_name = "REV")]
         audit_rev: Option<String>,
+        #[command(flatten)]
+        cache: scale::CacheArgs,
     },
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
     Stats {
@@ -223,7 +225,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_audit_head.clone_from(expect_audit_head);
             scale::ledger(scale, o, cli.global.quiet, ctx)?
         }
-        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev } => {
+        Command::Receipt { receipt, science, audit, expect_sha, expect_repo, admit, consumed, audit_rev, cache } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
             o.science = Some(science.clone());
@@ -231,7 +233,10 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_sha.clone_from(expect_sha);
             o.expect_repo.clone_from(expect_repo);
             o.consumed = consumed.as_deref().map(read_consumed).transpose()?;
-            crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?
+            o.cache = cache.open(cli.global.quiet);
+            let report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
+            scale::finish(o.cache.as_deref(), cli.global.quiet);
+            report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
             let opts = crossverify::stats::Options {
