@@ -3,7 +3,8 @@
 //!
 //! The library is organised like a set of crates: [`git`] (isolated, typed object access),
 //! [`manifest`] (SHA-256 manifests re-derived from commits, with a shared blob cache),
-//! [`json`] (strict parsing and the exact serialisations the protocols hash), one module per
+//! [`json`] (strict parsing, the exact serialisations the protocols hash, RFC 8785), [`trust`]
+//! (Ed25519 keys with strict verification, OpenSSH encodings, DSSE envelopes), one module per
 //! protocol ([`crossaudit`]), [`stats`] (finding-lifecycle figures and claim checks),
 //! [`checks`] (the registry's types), [`protocols`] (the list of check families, one line per
 //! protocol), [`report`] (the one report object every command produces) and [`render`] (one
@@ -35,3 +36,4 @@ pub mod protocols;
 pub mod render;
 pub mod report;
 pub mod stats;
+pub mod trust;

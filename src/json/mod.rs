@@ -7,6 +7,7 @@
 //! column of the first problem. [`canonical`] and [`python_pretty`] then reproduce, byte for byte, the
 //! two serialisations the reference implementations hash.
 
+pub mod jcs;
 mod parse;
 mod write;
 
