@@ -66,7 +66,9 @@ fn main() {
         std::hint::black_box(crossverify::json::parse(std::hint::black_box(&bytes)).expect("parses"));
         a.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        std::hint::black_box(serde_json::from_slice::<serde_json::Value>(std::hint::black_box(&bytes)).expect("parses"));
+        std::hint::black_box(
+            serde_json::from_slice::<serde_json::Value>(std::hint::black_box(&bytes)).expect("parses"),
+        );
         b.push(t.elapsed().as_secs_f64());
     }
     let (a, b) = (median(a), median(b));

@@ -280,7 +280,12 @@ fn scale(cycles: usize) {
         cold_report = p.stdout;
         copy_dir(&cache, &warm);
         let p = process(&new, &os(&ledger_args(&next, &["--cache", &warm_s])));
-        out(&format!("  this build, {} cycles from the cache of {cycles}: {:.2} s; {}", cycles + 1, secs(p.wall), p.stderr.trim()));
+        out(&format!(
+            "  this build, {} cycles from the cache of {cycles}: {:.2} s; {}",
+            cycles + 1,
+            secs(p.wall),
+            p.stderr.trim()
+        ));
         c.push(p.wall);
         let p = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
         assert!(p.stdout == cold_report, "the cached report differs from the cold one");
@@ -288,7 +293,13 @@ fn scale(cycles: usize) {
         same.push(p.wall);
     }
     let (b, c, same) = (median(b), median(c), median(same));
-    out(&format!("median cold {:.2} s; one cycle appended, warm: {:.2} s = {:.1}% of cold; unchanged, warm: {:.2} s", secs(b), secs(c), 100.0 * secs(c) / secs(b), secs(same)));
+    out(&format!(
+        "median cold {:.2} s; one cycle appended, warm: {:.2} s = {:.1}% of cold; unchanged, warm: {:.2} s",
+        secs(b),
+        secs(c),
+        100.0 * secs(c) / secs(b),
+        secs(same)
+    ));
     if !a.is_empty() {
         let a = median(a);
         out(&format!("previous release cold {:.2} s: this build is {:.2}x faster cold", secs(a), secs(a) / secs(b)));
@@ -311,7 +322,10 @@ fn scale(cycles: usize) {
     let f2 = std::env::temp_dir().join("crossverify-bench-shard-2.json");
     std::fs::write(&f1, &s1.stdout).expect("write shard");
     std::fs::write(&f2, &s2.stdout).expect("write shard");
-    let m = process(&new, &[std::ffi::OsStr::new("merge"), f1.as_os_str(), f2.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    let m = process(
+        &new,
+        &[std::ffi::OsStr::new("merge"), f1.as_os_str(), f2.as_os_str(), "--format".as_ref(), "json".as_ref()],
+    );
     out(&format!(
         "2 shards in parallel: {:.2} s, merge {:.2} s; merged bytes equal one run: {}",
         secs(shards_wall),

@@ -151,7 +151,7 @@ mod tests {
     fn a_torn_last_line_is_redone_and_codes_combine() {
         let (ids, whole) = done(b"{\"id\":\"a\",\"exitCode\":0}\n{\"id\":\"b\",\"exitCode\":1}\n{\"id\":\"c\",\"exi");
         assert_eq!(ids, [("a".to_owned(), 0), ("b".to_owned(), 1)]);
-        assert_eq!(whole, 50);
+        assert_eq!(whole, 48);
         assert_eq!(exit_code([0, 0]), 0);
         assert_eq!(exit_code([0, 3, 2]), 3);
         assert_eq!(exit_code([2, 1, 0]), 1);

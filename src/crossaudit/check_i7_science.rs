@@ -93,10 +93,8 @@ pub(super) fn prepare(
         _ => Vec::new(),
     };
     let unbound = match (&selection, &r.manifest) {
-        (Some(Ok(sel)), Some(m)) => {
-            let bound: BTreeSet<String> = m.keys().cloned().collect();
-            scope::unbound(repo, id, sel, &bound).unwrap_or_default()
-        }
+        // The receipt's own manifest is the set of bound keys: no copy of its keys per receipt.
+        (Some(Ok(sel)), Some(m)) => scope::unbound(repo, id, sel, m).unwrap_or_default(),
         _ => Vec::new(),
     };
     let increment = (r.family == Family::Schema2).then(|| {
