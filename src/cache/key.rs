@@ -31,7 +31,19 @@ pub fn default_file() -> Option<PathBuf> {
 /// # Errors
 /// Why no usable key exists; the caller then runs without the cache and says so.
 pub fn find(cache_dir: &Path, file: Option<&Path>) -> Result<(Key, Source), String> {
-    if let Some(v) = std::env::var_os(ENV) {
+    find_with(std::env::var_os(ENV), cache_dir, file)
+}
+
+/// [`find`] with the value of `CROSSVERIFY_CACHE_KEY` given (`None`: unset).
+///
+/// # Errors
+/// As [`find`].
+pub fn find_with(
+    env: Option<std::ffi::OsString>,
+    cache_dir: &Path,
+    file: Option<&Path>,
+) -> Result<(Key, Source), String> {
+    if let Some(v) = env {
         if v.is_empty() {
             return Err(format!("{ENV} is set but empty"));
         }
