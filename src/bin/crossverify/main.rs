@@ -129,16 +129,19 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
-    /// Combine the JSON reports of `ledger --shard K/N` (all N, any order) into the report one
-    /// unsharded run writes; reads the ledger again at the same audit head (docs/scale.md).
+    /// Combine the JSON reports of `ledger --shard K/N` into the report of one unsharded run.
+    ///
+    /// All N shards, in any order; the ledger is read again at the same audit head, without
+    /// hashing (docs/scale.md).
     Merge {
         /// The shard reports.
         #[arg(required = true, value_name = "REPORT.json")]
         reports: Vec<PathBuf>,
     },
-    /// Verify many ledgers: one JSON line each in --output-jsonl, resuming where a previous
-    /// run stopped (docs/scale.md). Exit 1 if any failed, else 3 if any was inconclusive or
-    /// could not run, else 0.
+    /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
+    ///
+    /// Exit 1 if any failed, else 3 if any was inconclusive or could not run, else 0
+    /// (docs/scale.md).
     Batch {
         /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
         list: PathBuf,
