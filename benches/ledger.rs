@@ -262,6 +262,8 @@ fn scale(cycles: usize) {
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let cache = std::env::temp_dir().join(format!("crossverify-bench-cache-{}", std::process::id()));
     let warm = cache.with_extension("warm");
+    // The cache of the first cycles - 1, kept as it was: every round starts from it.
+    let earlier_cache = cache.with_extension("earlier");
     let _ = std::fs::remove_dir_all(&cache);
     let cache_s = cache.to_str().expect("utf-8 temp dir").to_owned();
     let warm_s = warm.to_str().expect("utf-8 temp dir").to_owned();
@@ -272,6 +274,7 @@ fn scale(cycles: usize) {
         secs(first.wall),
         first.stderr.trim()
     ));
+    copy_dir(&cache, &earlier_cache);
     let (mut b, mut c, mut a, mut same) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut cold_report = Vec::new();
     let mut rss = 0;
@@ -287,7 +290,7 @@ fn scale(cycles: usize) {
         b.push(p.wall);
         rss = p.max_rss_kb;
         cold_report = p.stdout;
-        copy_dir(&cache, &warm);
+        copy_dir(&earlier_cache, &warm);
         let p = process(&new, &os(&ledger_args(next, &["--cache", &warm_s])));
         assert!(p.stdout == cold_report, "the report from the warm cache differs from the cold one");
         out(&format!(
@@ -348,4 +351,5 @@ fn scale(cycles: usize) {
     ));
     let _ = std::fs::remove_dir_all(&cache);
     let _ = std::fs::remove_dir_all(&warm);
+    let _ = std::fs::remove_dir_all(&earlier_cache);
 }
