@@ -135,6 +135,10 @@ fn main() {
         return;
     }
     let cycles: usize = std::env::var("CROSSVERIFY_BENCH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000);
+    if std::env::var_os("CROSSVERIFY_BENCH_SCALE").is_some() {
+        scale(cycles);
+        return;
+    }
     let load = || {
         std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().next().unwrap_or("?").to_owned()
     };
@@ -182,4 +186,170 @@ fn main() {
             load()
         ));
     }
+}
+
+/// One `crossverify` process: wall time, peak RSS (`/usr/bin/time -v`), stdout, stderr.
+struct Proc {
+    wall: Duration,
+    max_rss_kb: u64,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn process(exe: &Path, args: &[&std::ffi::OsStr]) -> Proc {
+    let rss = std::env::temp_dir().join(format!("crossverify-bench-rss-{}", std::process::id()));
+    let t = Instant::now();
+    let o = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg("-o")
+        .arg(&rss)
+        .arg(exe)
+        .args(args)
+        .env("CROSSVERIFY_CACHE_KEY", "bench")
+        .output()
+        .expect("/usr/bin/time runs");
+    let wall = t.elapsed();
+    let text = std::fs::read_to_string(&rss).unwrap_or_default();
+    let max_rss_kb = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{} {args:?}: {stderr}", exe.display());
+    Proc { wall, max_rss_kb, stdout: o.stdout, stderr }
+}
+
+fn ledger_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = vec!["ledger".into(), "--audit".into(), dir.join("audit").into()];
+    v.extend(["--science".into(), dir.join("science").into(), "--format".into(), "json".into()]);
+    v.extend(extra.iter().map(Into::into));
+    v
+}
+
+fn os(v: &[std::ffi::OsString]) -> Vec<&std::ffi::OsStr> {
+    v.iter().map(std::ffi::OsString::as_os_str).collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).expect("cache copy dir");
+    for e in std::fs::read_dir(from).expect("cache dir") {
+        let e = e.expect("entry");
+        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy cache file");
+    }
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// Issue 14's targets, as processes (`CROSSVERIFY_BENCH_SCALE=1`; `CROSSVERIFY_BENCH_BASE` is
+/// the previous release's binary): cold runs of the previous release and of this one, the
+/// re-verification of the ledger from a cache warmed on the same ledger one cycle earlier
+/// (`--audit-rev HEAD~2`: each cycle is two audit commits, report then receipt), peak memory
+/// at two ledger sizes (the whole ledger, and its first quarter by `--audit-rev`), and two
+/// shards merged.
+fn scale(cycles: usize) {
+    let new = PathBuf::from(
+        std::env::var_os("CROSSVERIFY_BENCH_NEW").unwrap_or_else(|| env!("CARGO_BIN_EXE_crossverify").into()),
+    );
+    let base = std::env::var_os("CROSSVERIFY_BENCH_BASE").map(PathBuf::from);
+    let small = cycles / 4;
+    let dir = data(cycles, 5);
+    let (next, quarter) = (&dir, &dir);
+    let earlier = format!("HEAD~{}", 2 * (cycles - small));
+    let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let cache = std::env::temp_dir().join(format!("crossverify-bench-cache-{}", std::process::id()));
+    let warm = cache.with_extension("warm");
+    // The cache of the first cycles - 1, kept as it was: every round starts from it.
+    let earlier_cache = cache.with_extension("earlier");
+    let _ = std::fs::remove_dir_all(&cache);
+    let cache_s = cache.to_str().expect("utf-8 temp dir").to_owned();
+    let warm_s = warm.to_str().expect("utf-8 temp dir").to_owned();
+    let first = process(&new, &os(&ledger_args(&dir, &["--audit-rev", "HEAD~2", "--cache", &cache_s])));
+    out(&format!(
+        "warming the cache on the first {} cycles: {:.2} s; {}",
+        cycles - 1,
+        secs(first.wall),
+        first.stderr.trim()
+    ));
+    copy_dir(&cache, &earlier_cache);
+    let (mut b, mut c, mut a, mut same) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut cold_report = Vec::new();
+    let mut rss = 0;
+    for round in 0..ROUNDS {
+        out(&format!("round {round}: load {}", load().trim()));
+        if let Some(base) = &base {
+            let p = process(base, &os(&ledger_args(&dir, &[])));
+            out(&format!("  previous release, cold: {:.2} s, max RSS {} MB", secs(p.wall), p.max_rss_kb / 1024));
+            a.push(p.wall);
+        }
+        let p = process(&new, &os(&ledger_args(&dir, &["--no-cache"])));
+        out(&format!("  this build, cold (--no-cache): {:.2} s, max RSS {} MB", secs(p.wall), p.max_rss_kb / 1024));
+        b.push(p.wall);
+        rss = p.max_rss_kb;
+        cold_report = p.stdout;
+        copy_dir(&earlier_cache, &warm);
+        let p = process(&new, &os(&ledger_args(next, &["--cache", &warm_s])));
+        assert!(p.stdout == cold_report, "the report from the warm cache differs from the cold one");
+        out(&format!(
+            "  this build, {cycles} cycles from the cache of the first {}: {:.2} s; {}",
+            cycles - 1,
+            secs(p.wall),
+            p.stderr.trim()
+        ));
+        c.push(p.wall);
+        if round == 0 {
+            // From now on the shared cache holds every cycle: the unchanged-ledger case.
+            let _ = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
+        }
+        let p = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
+        assert!(p.stdout == cold_report, "the cached report differs from the cold one");
+        out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s", secs(p.wall)));
+        same.push(p.wall);
+    }
+    let (b, c, same) = (median(b), median(c), median(same));
+    out(&format!(
+        "median cold {:.2} s; one cycle appended, warm: {:.2} s = {:.1}% of cold; unchanged, warm: {:.2} s",
+        secs(b),
+        secs(c),
+        100.0 * secs(c) / secs(b),
+        secs(same)
+    ));
+    if !a.is_empty() {
+        let a = median(a);
+        out(&format!("previous release cold {:.2} s: this build is {:.2}x faster cold", secs(a), secs(a) / secs(b)));
+    }
+    let q = process(&new, &os(&ledger_args(quarter, &["--no-cache", "--audit-rev", &earlier])));
+    out(&format!("peak memory, cold: {small} cycles {} MB, {cycles} cycles {} MB", q.max_rss_kb / 1024, rss / 1024));
+    // Two shards at once, then merge.
+    let t = Instant::now();
+    let shard = |k: &str| {
+        let args = ledger_args(&dir, &["--no-cache", "--shard", k]);
+        Command::new(&new).args(&args).output().expect("shard runs")
+    };
+    let (s1, s2) = std::thread::scope(|s| {
+        let h1 = s.spawn(|| shard("1/2"));
+        let h2 = s.spawn(|| shard("2/2"));
+        (h1.join().expect("shard 1"), h2.join().expect("shard 2"))
+    });
+    let shards_wall = t.elapsed();
+    let f1 = std::env::temp_dir().join("crossverify-bench-shard-1.json");
+    let f2 = std::env::temp_dir().join("crossverify-bench-shard-2.json");
+    std::fs::write(&f1, &s1.stdout).expect("write shard");
+    std::fs::write(&f2, &s2.stdout).expect("write shard");
+    let m = process(
+        &new,
+        &[std::ffi::OsStr::new("merge"), f1.as_os_str(), f2.as_os_str(), "--format".as_ref(), "json".as_ref()],
+    );
+    out(&format!(
+        "2 shards in parallel: {:.2} s, merge {:.2} s; merged bytes equal one run: {}",
+        secs(shards_wall),
+        secs(m.wall),
+        m.stdout == cold_report
+    ));
+    let _ = std::fs::remove_dir_all(&cache);
+    let _ = std::fs::remove_dir_all(&warm);
+    let _ = std::fs::remove_dir_all(&earlier_cache);
 }

@@ -422,3 +422,18 @@ pub fn dsse_envelope(data: &[u8]) {
     assert!(signed_here || r.outcome != Outcome::Passed, "a fixed key verified a fuzzed signature");
     let _ = crate::anchors::reports::statement_result(&env, "fuzz");
 }
+
+/// `cache_entry`: any bytes read back from the cache directory decode to a payload or a
+/// rejection, never a panic; an accepted entry is exactly the encoding of its payload (no
+/// second spelling of an entry authenticates), and a payload encodes to bytes that decode to it.
+pub fn cache_entry(data: &[u8]) {
+    use crate::cache::entry::{self, Key};
+    let key = Key::derive(b"fuzz");
+    let version = crate::cache::VERSION;
+    if let Ok(payload) = entry::decode(&key, version, b"blob-sha256/fuzz", data) {
+        assert_eq!(entry::encode(&key, version, b"blob-sha256/fuzz", payload), data, "one spelling per entry");
+    }
+    let stored = entry::encode(&key, version, b"blob-sha256/fuzz", data);
+    assert_eq!(entry::decode(&key, version, b"blob-sha256/fuzz", &stored), Ok(data), "round trip");
+    assert!(entry::decode(&key, version, b"blob-sha256/other", &stored).is_err(), "bound to its table key");
+}

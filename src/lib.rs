@@ -25,6 +25,7 @@
 
 pub mod anchors;
 pub mod attest;
+pub mod cache;
 pub mod checks;
 pub mod crossaudit;
 pub mod crossexam;

@@ -47,6 +47,7 @@ fn every_target_is_replayed() {
         "pos_trust_store",
         "crossexam_bus",
         "sigstore_bundle",
+        "cache_entry",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -60,7 +61,7 @@ type Target = (&'static str, fn(&[u8]));
 
 #[test]
 fn parser_seeds_hold() {
-    let cases: [Target; 7] = [
+    let cases: [Target; 8] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),
@@ -68,6 +69,7 @@ fn parser_seeds_hold() {
         ("ledger_json_records", fuzzing::ledger_json_records),
         ("claims_parse", fuzzing::claims_parse),
         ("manifest_keys", fuzzing::manifest_keys),
+        ("cache_entry", fuzzing::cache_entry),
     ];
     for (target, property) in cases {
         for (path, data) in seeds(target) {

@@ -93,10 +93,8 @@ pub(super) fn prepare(
         _ => Vec::new(),
     };
     let unbound = match (&selection, &r.manifest) {
-        (Some(Ok(sel)), Some(m)) => {
-            let bound: BTreeSet<String> = m.keys().cloned().collect();
-            scope::unbound(repo, id, sel, &bound).unwrap_or_default()
-        }
+        // The receipt's own manifest is the set of bound keys: no copy of its keys per receipt.
+        (Some(Ok(sel)), Some(m)) => scope::unbound(repo, id, sel, m).unwrap_or_default(),
         _ => Vec::new(),
     };
     let increment = (r.family == Family::Schema2).then(|| {
@@ -275,7 +273,9 @@ pub(super) fn science_checks(
         }
     }
     let Some(manifest) = &r.manifest else { return };
-    manifest_matches(ctx, r, manifest, prep, science, buf, subject, commit, out, failed);
+    super::shard::manifest_part(ctx.shard, subject, out, failed, |out, failed| {
+        manifest_matches(ctx, r, manifest, prep, science, buf, subject, commit, out, failed);
+    });
     manifest_complete(prep, manifest, subject, out, failed);
 }
 

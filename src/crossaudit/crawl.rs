@@ -62,7 +62,10 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let mut ledger = load::load(opts)?;
     let placed = given.map(|g| place(&mut ledger, g, opts)).transpose()?;
     ctx.check()?;
-    let hashes = BlobHashes::new();
+    if let Some(plan) = &opts.shard {
+        plan.assign(&ledger);
+    }
+    let hashes = opts.cache.clone().map_or_else(BlobHashes::new, BlobHashes::with_persistent);
     let science_shared = ledger.science.clone();
     let audit_shared = ledger.audit.clone();
     // One pass, in parallel: each worker parses a receipt, re-derives its science side
@@ -74,6 +77,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
         last_change: &last_change,
         expect_sha: opts.expect_sha.as_deref(),
         expect_repo: opts.expect_repo.as_deref(),
+        shard: opts.shard.as_deref(),
     };
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
     let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = ledger
@@ -108,7 +112,8 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let (signed, signatures) =
         super::check_signed::check(&opts.audit, &ledger.audit.local(), ledger.audit_head, signers.as_ref());
     results.extend(signed);
-    Ok((Run { hash_stats: hashes.stats(), ledger, results, facts, groups, signatures }, placed))
+    let hash_stats = opts.shard.as_ref().map_or_else(|| hashes.stats(), |p| p.hash_stats(&hashes));
+    Ok((Run { hash_stats, ledger, results, facts, groups, signatures }, placed))
 }
 
 /// Finds the cycle the given receipt belongs to and makes its bytes the ones verified; a

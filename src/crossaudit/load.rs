@@ -52,6 +52,10 @@ pub struct Options {
     pub sigstore: crate::anchors::sigstore::Options,
     /// Allowed-signers file: every ledger commit must be signed by a key it allows.
     pub allowed_signers: Option<PathBuf>,
+    /// The persistent blob-digest cache (`--cache`); `None` hashes every blob.
+    pub cache: Option<std::sync::Arc<crate::cache::Cache>>,
+    /// Sharding (`--shard K/N`, `merge`): which cycles' manifests this run hashes.
+    pub shard: Option<std::sync::Arc<super::shard::Plan>>,
 }
 
 impl Options {
@@ -69,6 +73,8 @@ impl Options {
             consumed: None,
             sigstore: crate::anchors::sigstore::Options::default(),
             allowed_signers: None,
+            cache: None,
+            shard: None,
         }
     }
 }

@@ -13,6 +13,7 @@
 //! cross-cycle replay in `replay.rs` and `rounds.rs`, and the conversion for `stats`
 //! in `stats_input.rs`.
 
+pub mod batch;
 mod check_deployed;
 mod check_format;
 mod check_i1_vendors;
@@ -41,6 +42,7 @@ mod replay;
 pub mod report_md;
 mod rounds;
 pub mod scope;
+pub mod shard;
 mod sigstore_receipt;
 pub mod stats_input;
 pub mod substitute;
@@ -56,6 +58,7 @@ pub use check_i8_admission::Admission;
 pub use commands::{ledger, lifecycle_records, receipt};
 pub use load::{DialectChoice, Error, Options};
 pub use replay::cycle_id_for;
+pub use shard::{Shard, ledger_shard, merge};
 pub use views::conformance;
 
 use crate::checks::Check;

@@ -345,7 +345,7 @@ pub fn unbound(
     repo: &Repo,
     commit: ObjectId,
     sel: &Selection,
-    bound: &BTreeSet<String>,
+    bound: &BTreeMap<String, String>,
 ) -> Result<Vec<String>, git::Error> {
     if sel.increment_dirs.is_empty() {
         return Ok(Vec::new());
@@ -365,7 +365,7 @@ pub fn unbound(
             let family = if sel.c_quoted { Family::V1 } else { Family::Schema2 };
             manifest_key(family, e.path.as_bstr()).unwrap_or_else(|| git::display_path(e.path.as_bstr()))
         })
-        .filter(|p| !bound.contains(p) && !sel.keys.contains_key(p))
+        .filter(|p| !bound.contains_key(p) && !sel.keys.contains_key(p))
         .collect())
 }
 

@@ -73,8 +73,14 @@ impl Substitute {
         let ledger = &self.ledger;
         let hashes = BlobHashes::new();
         let last_change = crate::git::LastChangeMemo::default();
-        let ctx =
-            verify::Ctx { ledger, hashes: &hashes, last_change: &last_change, expect_sha: None, expect_repo: None };
+        let ctx = verify::Ctx {
+            ledger,
+            hashes: &hashes,
+            last_change: &last_change,
+            expect_sha: None,
+            expect_repo: None,
+            shard: None,
+        };
         let audit = ledger.audit.local();
         let science = ledger.science.as_ref().map(crate::git::SharedRepo::local);
         let mut buf = Vec::new();

@@ -57,6 +57,8 @@ pub(crate) struct Ctx<'a> {
     pub last_change: &'a crate::git::LastChangeMemo,
     pub expect_sha: Option<&'a str>,
     pub expect_repo: Option<&'a str>,
+    /// Sharding: whose CV-A702 stage this run runs (`shard.rs`).
+    pub shard: Option<&'a super::shard::Plan>,
 }
 
 pub(crate) fn res(c: &Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {

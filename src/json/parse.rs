@@ -84,6 +84,12 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Error> {
 /// # Errors
 /// As [`parse`].
 pub fn parse_with(bytes: &[u8], limits: Limits) -> Result<Value, Error> {
+    parse_mode(bytes, limits, true)
+}
+
+/// The parser with its fast paths on or off: off is the reference reading the differential
+/// test holds the fast paths to (`json::tests`).
+pub(super) fn parse_mode(bytes: &[u8], limits: Limits, fast: bool) -> Result<Value, Error> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -93,7 +99,7 @@ pub fn parse_with(bytes: &[u8], limits: Limits) -> Result<Value, Error> {
             return Err(Error { kind: ErrorKind::InvalidUtf8, line, column });
         }
     };
-    let mut p = Parser { text, pos: 0, limits };
+    let mut p = Parser { text, pos: 0, limits, fast };
     if text.starts_with('\u{feff}') {
         return Err(p.error(ErrorKind::ByteOrderMark));
     }
@@ -117,6 +123,7 @@ struct Parser<'a> {
     text: &'a str,
     pos: usize,
     limits: Limits,
+    fast: bool,
 }
 
 impl Parser<'_> {
@@ -313,6 +320,31 @@ impl Parser<'_> {
 
     fn string(&mut self) -> Result<String, Error> {
         self.pos += 1;
+        if self.fast
+            && let Some(s) = self.plain_string()
+        {
+            return Ok(s);
+        }
+        self.decoded_string()
+    }
+
+    /// A string without escapes or control characters (every digest, path and key of a
+    /// receipt) is its bytes: found with a byte scan, copied once. The delimiters are ASCII,
+    /// and UTF-8 never uses ASCII bytes inside a multi-byte character, so the scan cannot stop
+    /// mid-character. Anything else is left to [`Self::decoded_string`], from the start.
+    fn plain_string(&mut self) -> Option<String> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        let len = bytes.get(start..)?.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if bytes[start + len] != b'"' {
+            return None;
+        }
+        let s = self.text.get(start..start + len)?.to_owned();
+        self.pos = start + len + 1;
+        Some(s)
+    }
+
+    fn decoded_string(&mut self) -> Result<String, Error> {
         let mut out = String::new();
         loop {
             let rest = &self.text[self.pos..];

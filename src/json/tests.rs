@@ -120,6 +120,28 @@ proptest! {
         let _ = parse(&bytes);
     }
 
+    /// The fast paths decide exactly as the reference reading: same value, or the same error
+    /// at the same line and column, on strings rich in escapes, surrogates, control
+    /// characters, multi-byte characters and truncations.
+    #[test]
+    fn fast_paths_agree_with_the_reference(
+        parts in prop::collection::vec(prop_oneof![
+            Just("\\".to_owned()), Just("\\u".to_owned()), Just("\\ud800".to_owned()), Just("\\udc00".to_owned()),
+            Just("\\n".to_owned()), Just("\"".to_owned()), Just("\u{1}".to_owned()), Just("é".to_owned()),
+            Just("𝄞".to_owned()), Just(",".to_owned()), Just(":".to_owned()), Just("{".to_owned()), Just("}".to_owned()),
+            "[0-9a-f]{0,64}", "\\PC{0,4}",
+        ], 0..24),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let doc = format!("{{\"k\":\"{}\",\"d\":[\"{}\"]}}", parts.join(""), parts.concat());
+        for bytes in [doc.as_bytes(), &doc.as_bytes()[..cut.index(doc.len() + 1)]] {
+            prop_assert_eq!(
+                parse::parse_mode(bytes, Limits::default(), true),
+                parse::parse_mode(bytes, Limits::default(), false)
+            );
+        }
+    }
+
     #[test]
     fn float_repr_round_trips(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
         let s = write::python_float_repr(f);

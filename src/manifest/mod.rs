@@ -77,6 +77,9 @@ pub struct HashStats {
     pub bytes_hashed: u64,
     /// Lookups answered from the cache.
     pub cache_hits: u64,
+    /// Of `blobs_hashed`, those whose digest came from the persistent cache (counted in
+    /// `blobs_hashed` and `bytes_hashed` all the same, so a report does not depend on the cache).
+    pub from_persistent: u64,
 }
 
 /// SHA-256 of blobs by id, computed at most once per run: in bulk ([`BlobHashes::hash_all`])
@@ -89,6 +92,8 @@ pub struct BlobHashes {
     hashed: AtomicU64,
     bytes: AtomicU64,
     hits: AtomicU64,
+    persistent: Option<Arc<crate::cache::Cache>>,
+    from_persistent: AtomicU64,
 }
 
 impl Default for BlobHashes {
@@ -98,19 +103,46 @@ impl Default for BlobHashes {
             hashed: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             hits: AtomicU64::new(0),
+            persistent: None,
+            from_persistent: AtomicU64::new(0),
         }
     }
 }
 
+/// The persistent cache's key of a blob's digest: the kind, then the raw object id.
+fn persistent_key(id: ObjectId) -> Vec<u8> {
+    [b"blob-sha256/".as_slice(), id.as_bytes()].concat()
+}
+
+/// Digest then size (little-endian): the payload stored per blob.
+fn persistent_payload(d: Digest, n: u64) -> Vec<u8> {
+    [d.0.as_slice(), &n.to_le_bytes()].concat()
+}
+
+fn parse_persistent(p: &[u8]) -> Option<(Digest, u64)> {
+    let d: [u8; 32] = p.get(..32)?.try_into().ok()?;
+    let n: [u8; 8] = p.get(32..)?.try_into().ok()?;
+    Some((Digest(d), u64::from_le_bytes(n)))
+}
+
 const SHARDS: usize = 64;
 
-type Cell = Arc<OnceLock<Result<Digest, String>>>;
+/// A blob's digest and size, or why it could not be read.
+type Cell = Arc<OnceLock<Result<(Digest, u64), String>>>;
 
 impl BlobHashes {
     /// An empty cache.
     #[must_use]
     pub fn new() -> Self {
         BlobHashes::default()
+    }
+
+    /// An empty cache backed by `persistent`: a blob's digest is taken from it when an
+    /// authenticated entry exists (recomputed and compared under `--cache-audit`), and every
+    /// digest computed is handed to it for writing.
+    #[must_use]
+    pub fn with_persistent(persistent: Arc<crate::cache::Cache>) -> Self {
+        BlobHashes { persistent: Some(persistent), ..BlobHashes::default() }
     }
 
     fn shard(&self, id: ObjectId) -> std::sync::MutexGuard<'_, HashMap<ObjectId, Cell>> {
@@ -171,18 +203,40 @@ impl BlobHashes {
     }
 
     fn hash_into_cell(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<Digest, String> {
-        self.cell(id)
-            .get_or_init(|| match repo.blob_into(id, buf) {
-                Ok(data) => {
-                    let n = data.len() as u64;
-                    ctx.progress.bytes(n);
-                    let d = Digest::of(data);
-                    self.record(n);
-                    Ok(d)
+        self.cell(id).get_or_init(|| self.compute(repo, id, buf, ctx)).clone().map(|(d, _)| d)
+    }
+
+    fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<(Digest, u64), String> {
+        let key = self.persistent.as_ref().map(|_| persistent_key(id));
+        let cached =
+            self.persistent.as_ref().zip(key.as_ref()).and_then(|(c, k)| c.get(k)).and_then(|p| parse_persistent(&p));
+        // A cached digest stands for bytes the repository must still hold: a blob missing
+        // from it is reported missing, as without the cache.
+        if let (Some(c), Some((d, n))) = (&self.persistent, cached)
+            && !c.is_auditing()
+            && repo.has(id)
+        {
+            self.record(n);
+            self.from_persistent.fetch_add(1, Ordering::Relaxed);
+            return Ok((d, n));
+        }
+        let data = repo.blob_into(id, buf).map_err(|e| e.to_string())?;
+        let n = data.len() as u64;
+        ctx.progress.bytes(n);
+        let d = Digest::of(data);
+        self.record(n);
+        // Only digests are kept: an unreadable blob may be readable next time (a fetch, a repack).
+        if let (Some(c), Some(k)) = (&self.persistent, key) {
+            match cached {
+                Some(was) if was == (d, n) => c.audit_result(true),
+                Some(_) => {
+                    c.audit_result(false);
+                    c.put(&k, &persistent_payload(d, n));
                 }
-                Err(e) => Err(e.to_string()),
-            })
-            .clone()
+                None => c.put(&k, &persistent_payload(d, n)),
+            }
+        }
+        Ok((d, n))
     }
 
     /// The digest of `id`, hashing it with `repo` unless some thread already did (or is doing
@@ -194,7 +248,7 @@ impl BlobHashes {
         let cell = self.cell(id);
         if let Some(v) = cell.get() {
             self.hits.fetch_add(1, Ordering::Relaxed);
-            return v.clone();
+            return v.clone().map(|(d, _)| d);
         }
         self.hash_into_cell(repo, id, buf, Ctx::silent())
     }
@@ -203,11 +257,30 @@ impl BlobHashes {
     /// was never hashed.
     #[must_use]
     pub fn get(&self, id: ObjectId) -> Option<Result<Digest, String>> {
-        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned());
+        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned()).map(|r| r.map(|(d, _)| d));
         if hit.is_some() {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
         hit
+    }
+
+    /// Every blob digested so far (hashed, or taken from the persistent cache) with its size,
+    /// sorted by id: what a shard hands to `merge`, whose figures are the union over shards.
+    #[must_use]
+    #[allow(clippy::iter_over_hash_type, reason = "the list is sorted before it leaves")]
+    pub fn digested(&self) -> Vec<(ObjectId, u64)> {
+        let mut out: Vec<(ObjectId, u64)> = self
+            .shards
+            .iter()
+            .flat_map(|s| {
+                let s = s.lock().expect("hash cache lock is never poisoned: nothing panics while holding it");
+                s.iter()
+                    .filter_map(|(id, c)| c.get().and_then(|r| r.as_ref().ok()).map(|(_, n)| (*id, *n)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Counters so far.
@@ -217,6 +290,7 @@ impl BlobHashes {
             blobs_hashed: self.hashed.load(Ordering::Relaxed),
             bytes_hashed: self.bytes.load(Ordering::Relaxed),
             cache_hits: self.hits.load(Ordering::Relaxed),
+            from_persistent: self.from_persistent.load(Ordering::Relaxed),
         }
     }
 }

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod merge;
+
 /// Version of the JSON report layout; bumped only for incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
 

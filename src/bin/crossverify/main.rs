@@ -14,6 +14,7 @@ use crossverify::render::{self, Format};
 use crossverify::report::Report;
 
 mod progress_bar;
+mod scale;
 
 /// The exit-code table every `--help` ends with.
 macro_rules! exit_codes {
@@ -124,6 +125,8 @@ enum Command {
         allowed_signers: Option<PathBuf>,
         #[command(flatten)]
         sigstore: SigstoreArgs,
+        #[command(flatten)]
+        scale: scale::LedgerArgs,
     },
     /// Verify one receipt and decide its admission (the CI gate).
     #[command(after_help = help!(
@@ -163,6 +166,8 @@ enum Command {
         allowed_signers: Option<PathBuf>,
         #[command(flatten)]
         sigstore: SigstoreArgs,
+        #[command(flatten)]
+        cache: scale::CacheArgs,
     },
     #[command(after_help = help!(
         "crossverify bundle bundle.json --repo . --trust-store trust-store.json",
@@ -287,6 +292,36 @@ enum Command {
         /// An earlier snapshot of bus.jsonl that must be a byte prefix of it (repeatable).
         #[arg(long = "prior", value_name = "SNAPSHOT")]
         priors: Vec<PathBuf>,
+    },
+    /// Combine the JSON reports of `ledger --shard K/N` into the report of one unsharded run.
+    #[command(after_help = help!(
+        "crossverify merge shard-1.json shard-2.json shard-3.json",
+        "crossverify merge reports/*.json --format json > ledger.json"
+    ))]
+    ///
+    /// All N shards, in any order; the ledger is read again at the same audit head, without
+    /// hashing (docs/scale.md).
+    Merge {
+        /// The shard reports.
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+    },
+    /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
+    #[command(after_help = help!(
+        "crossverify batch submissions.jsonl --output-jsonl results.jsonl",
+        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --cache ~/.cache/crossverify"
+    ))]
+    ///
+    /// Exit 1 if any failed, else 3 if any was inconclusive or could not run, else 0
+    /// (docs/scale.md).
+    Batch {
+        /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
+        list: PathBuf,
+        /// Where the lines go (appended; lines already there are not redone).
+        #[arg(long, value_name = "FILE")]
+        output_jsonl: PathBuf,
+        #[command(flatten)]
+        cache: scale::CacheArgs,
     },
     /// List every check code with its level and summary.
     #[command(after_help = help!("crossverify checks", "crossverify checks --format csv > checks.csv"))]
@@ -451,7 +486,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, allowed_signers, sigstore } => {
+        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, allowed_signers, sigstore, scale } => {
             let mut o = crossaudit::Options::new(audit);
             o.science.clone_from(science);
             o.dialect = (*dialect).into();
@@ -459,7 +494,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             o.expect_audit_head.clone_from(expect_audit_head);
             o.allowed_signers.clone_from(allowed_signers);
             o.sigstore = sigstore.options();
-            crossaudit::ledger(&o, ctx)?
+            scale::ledger(scale, o, cli.global.quiet, ctx)?
         }
         Command::Receipt {
             receipt,
@@ -472,6 +507,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             audit_rev,
             allowed_signers,
             sigstore,
+            cache,
         } => {
             let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
             let mut o = crossaudit::Options::new(&ledger_repo);
@@ -483,6 +519,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let record = consumed.as_deref().map(read_consumed).transpose()?;
             o.consumed = record.as_ref().map(|r| r.ids.clone());
             o.sigstore = sigstore.options();
+            o.cache = cache.open(cli.global.quiet);
             let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
             if let Some(r) = &record {
                 report.input("consumed", r.describe());
@@ -490,6 +527,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                     let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
                 }
             }
+            scale::finish(o.cache.as_deref(), cli.global.quiet);
             report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {
@@ -560,6 +598,12 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let replayer = |args: &[String]| replay_run(args);
             let replayer: crossverify::attest::Replayer<'_> = &replayer;
             crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+        }
+        Command::Merge { reports } => scale::merge(reports, ctx)?,
+        Command::Batch { list, output_jsonl, cache } => {
+            let code = scale::batch(list, output_jsonl, cache, cli.global.quiet, ctx);
+            bar.clear();
+            return code;
         }
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,

@@ -1,0 +1,303 @@
+//! The persistent cache: what is a pure function of immutable inputs (the SHA-256 of a blob,
+//! keyed by its git object id), kept between runs in an embedded database, authenticated
+//! entry by entry.
+//!
+//! The directory is untrusted: CI restores it from caches that pull requests can write. Every
+//! entry carries an HMAC-SHA-256 under a key kept outside the directory ([`key`]); an entry
+//! that fails it, was written by another version, or does not parse is dropped and counted,
+//! and the computation runs as if the cache were empty. The database is redb (`docs/scale.md`
+//! says why): copy-on-write B-trees with checksummed commits, so a killed run leaves the last
+//! committed state, and one writer at a time, so two runs that finish together both land.
+//!
+//! A run loads the table once when it starts and writes what it computed in one transaction
+//! when it ends ([`Cache::flush`]); the database is open only for those moments, so concurrent
+//! runs wait for each other for milliseconds, not for a whole verification.
+
+pub mod entry;
+pub mod key;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
+
+pub use entry::{Key, Reject};
+
+/// The version written into (and required of) every entry: the crate version and the layout
+/// of the payloads this version stores.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "/payloads-1");
+
+/// The database file inside the cache directory.
+pub const FILE: &str = "cache.redb";
+
+const TABLE: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("entries");
+
+/// How long a run waits for another run holding the database before going on without it.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// The cache directory when none is given: `$XDG_CACHE_HOME/crossverify`, else
+/// `$HOME/.cache/crossverify`.
+#[must_use]
+pub fn default_dir() -> Option<PathBuf> {
+    xdg_dir("XDG_CACHE_HOME", ".cache")
+}
+
+/// `$VAR/crossverify` when `VAR` holds an absolute path (the XDG rule), else
+/// `$HOME/<home_rel>/crossverify`.
+fn xdg_dir(var: &str, home_rel: &str) -> Option<PathBuf> {
+    let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
+    nonempty(var)
+        .filter(|p| p.is_absolute())
+        .or_else(|| nonempty("HOME").map(|h| h.join(home_rel)))
+        .map(|d| d.join("crossverify"))
+}
+
+/// What the cache did in one run. Reported beside the report (stderr, `docs/scale.md`), never
+/// in it: the report's bytes are the same with and without the cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Lookups answered by an authenticated entry.
+    pub hits: u64,
+    /// Lookups with no usable entry.
+    pub misses: u64,
+    /// Entries found but not used: failed MAC or malformed (a poisoned or damaged cache).
+    pub dropped: u64,
+    /// Entries found but written by another version.
+    pub stale: u64,
+    /// `--cache-audit`: entries whose recomputed value differed from the authenticated one.
+    pub audit_mismatches: u64,
+    /// Entries written at the end of the run.
+    pub written: u64,
+    /// Why the database was not used, or was started afresh.
+    pub notes: Vec<String>,
+}
+
+/// An open cache for one run.
+pub struct Cache {
+    path: PathBuf,
+    key: Key,
+    version: String,
+    audit: bool,
+    loaded: HashMap<Vec<u8>, Vec<u8>>,
+    pending: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    dropped: AtomicU64,
+    stale: AtomicU64,
+    mismatches: AtomicU64,
+    notes: Mutex<Vec<String>>,
+    written: AtomicU64,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache").field("path", &self.path).field("entries", &self.loaded.len()).finish_non_exhaustive()
+    }
+}
+
+impl Cache {
+    /// Opens (or starts) the cache in `dir` with `key`, loading its entries. A database that
+    /// cannot be read is moved aside to `cache.redb.damaged` and a new one started; the note
+    /// says so.
+    ///
+    /// # Errors
+    /// When `dir` cannot be created; the caller runs without the cache.
+    pub fn open(dir: &Path, key: Key) -> Result<Cache, String> {
+        Cache::open_as(dir, key, VERSION)
+    }
+
+    /// [`Cache::open`] as if this were tool version `version`: entries of any other version are
+    /// not used. For tests of version changes.
+    ///
+    /// # Errors
+    /// As [`Cache::open`].
+    pub fn open_as(dir: &Path, key: Key, version: &str) -> Result<Cache, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(FILE);
+        let mut notes = Vec::new();
+        let loaded = match with_db(&path, load) {
+            Ok(m) => m,
+            Err(Open::Busy) => {
+                notes.push(format!(
+                    "{}: another run held the database for {}s; reading nothing",
+                    path.display(),
+                    LOCK_WAIT.as_secs()
+                ));
+                HashMap::new()
+            }
+            Err(Open::Damaged(why)) => {
+                let aside = dir.join(format!("{FILE}.damaged"));
+                let moved = std::fs::rename(&path, &aside);
+                notes.push(match moved {
+                    Ok(()) => format!(
+                        "{}: unreadable ({why}); moved to {} and started afresh",
+                        path.display(),
+                        aside.display()
+                    ),
+                    Err(e) => format!("{}: unreadable ({why}), and could not be moved aside ({e})", path.display()),
+                });
+                HashMap::new()
+            }
+        };
+        Ok(Cache {
+            path,
+            key,
+            version: version.to_owned(),
+            audit: false,
+            loaded,
+            pending: Mutex::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            stale: AtomicU64::new(0),
+            mismatches: AtomicU64::new(0),
+            notes: Mutex::new(notes),
+            written: AtomicU64::new(0),
+        })
+    }
+
+    /// `--cache-audit`: every lookup is recomputed by the caller and compared
+    /// ([`Cache::audit_result`]).
+    #[must_use]
+    pub fn auditing(mut self) -> Self {
+        self.audit = true;
+        self
+    }
+
+    /// Whether the caller must recompute every value and report it with [`Cache::audit_result`].
+    #[must_use]
+    pub fn is_auditing(&self) -> bool {
+        self.audit
+    }
+
+    /// The authenticated payload under `table_key`, or `None` (counted as a miss, and as
+    /// dropped or stale when an entry was there but unusable).
+    #[must_use]
+    pub fn get(&self, table_key: &[u8]) -> Option<Vec<u8>> {
+        let Some(bytes) = self.loaded.get(table_key) else {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            return None;
+        };
+        match entry::decode(&self.key, &self.version, table_key, bytes) {
+            Ok(p) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                Some(p.to_vec())
+            }
+            Err(r) => {
+                let counter = if r == Reject::OtherVersion { &self.stale } else { &self.dropped };
+                counter.fetch_add(1, Ordering::Relaxed);
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// Records the value computed for `table_key`, to be written by [`Cache::flush`].
+    pub fn put(&self, table_key: &[u8], payload: &[u8]) {
+        let bytes = entry::encode(&self.key, &self.version, table_key, payload);
+        self.lock_pending().push((table_key.to_vec(), bytes));
+    }
+
+    /// `--cache-audit`: the value recomputed for `table_key` agreed (or not) with the cache.
+    pub fn audit_result(&self, agreed: bool) {
+        if !agreed {
+            self.mismatches.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<(Vec<u8>, Vec<u8>)>> {
+        self.pending.lock().expect("the pending list is never poisoned: nothing panics while holding it")
+    }
+
+    /// Writes what this run computed, in one transaction: all of it lands or none.
+    pub fn flush(&self) {
+        let pending = std::mem::take(&mut *self.lock_pending());
+        if pending.is_empty() {
+            return;
+        }
+        let n = pending.len() as u64;
+        let result = with_db(&self.path, |db| {
+            let tx = db.begin_write().map_err(|e| e.to_string())?;
+            {
+                let mut t = tx.open_table(TABLE).map_err(|e| e.to_string())?;
+                for (k, v) in &pending {
+                    t.insert(k.as_slice(), v.as_slice()).map_err(|e| e.to_string())?;
+                }
+            }
+            tx.commit().map_err(|e| e.to_string())
+        });
+        let note = match result {
+            Ok(()) => {
+                self.written.fetch_add(n, Ordering::Relaxed);
+                return;
+            }
+            Err(Open::Busy) => {
+                format!("{}: another run held the database; {n} entries not written", self.path.display())
+            }
+            Err(Open::Damaged(why)) => format!("{}: {n} entries not written ({why})", self.path.display()),
+        };
+        self.notes.lock().expect("notes lock is never poisoned").push(note);
+    }
+
+    /// What the cache did so far.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        Stats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            stale: self.stale.load(Ordering::Relaxed),
+            audit_mismatches: self.mismatches.load(Ordering::Relaxed),
+            written: self.written.load(Ordering::Relaxed),
+            notes: self.notes.lock().expect("notes lock is never poisoned").clone(),
+        }
+    }
+}
+
+enum Open {
+    Busy,
+    Damaged(String),
+}
+
+fn load(db: &redb::Database) -> Result<HashMap<Vec<u8>, Vec<u8>>, String> {
+    let tx = db.begin_read().map_err(|e| e.to_string())?;
+    let table = match tx.open_table(TABLE) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(HashMap::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut out = HashMap::new();
+    for row in table.iter().map_err(|e| e.to_string())? {
+        let (k, v) = row.map_err(|e| e.to_string())?;
+        out.insert(k.value().to_vec(), v.value().to_vec());
+    }
+    Ok(out)
+}
+
+/// Opens the database (waiting while another run holds it), runs `f`, closes it. The
+/// integrity check on open verifies every page's checksum, so a damaged file is refused
+/// instead of trusted; a panic inside redb on a hostile file is caught and treated the same.
+fn with_db<T>(path: &Path, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
+    let start = Instant::now();
+    loop {
+        let opened = std::panic::catch_unwind(|| {
+            redb::Builder::new().set_check_integrity_on_open(true).set_cache_size(16 << 20).create(path)
+        });
+        match opened {
+            Ok(Ok(db)) => {
+                return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)))
+                    .unwrap_or_else(|_| Err("the database reader panicked".to_owned()))
+                    .map_err(Open::Damaged);
+            }
+            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => return Err(Open::Busy),
+            Ok(Err(e)) => return Err(Open::Damaged(e.to_string())),
+            Err(_) => return Err(Open::Damaged("the database opener panicked".to_owned())),
+        }
+    }
+}

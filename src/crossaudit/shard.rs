@@ -1,0 +1,243 @@
+//! Sharding one ledger over machines (issue 14, `docs/scale.md`).
+//!
+//! What costs is CV-A702: inflating and hashing every bound blob. A shard (`--shard K/N`) runs
+//! it only for its own cycles — cycle `i` (0-based, ledger order) belongs to shard
+//! `i mod N + 1` — and records the results and binding failures it produced, with the blobs it
+//! digested. Everything else (parsing, the other per-cycle checks, the ledger-level replay) is
+//! cheap and runs in every shard, so each shard report is a report on its own: its cycles in
+//! full, the others' CV-A702 `untested` with the shard that has it.
+//!
+//! `merge` re-runs the ledger (at the same audit head, which it checks) with the shards'
+//! CV-A702 records in place of hashing. The merged report is then built by the very code an
+//! unsharded run uses, so its bytes are the same (tested for N = 1, 2, 3).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::checks::MANIFEST_MATCHES;
+use super::load::{DialectChoice, Error, Ledger, Options};
+use crate::manifest::{BlobHashes, HashStats};
+use crate::progress::Ctx;
+use crate::report::{CheckResult, Outcome, Report, merge};
+
+/// `--shard K/N`: the Kth (1-based) of N slices of the cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// K, from 1.
+    pub index: u32,
+    /// N.
+    pub of: u32,
+}
+
+impl Shard {
+    /// Parses `K/N` with `1 <= K <= N <= 4096`.
+    ///
+    /// # Errors
+    /// What is wrong with the text.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or_else(|| format!("`{s}` is not K/N (e.g. 2/4)"))?;
+        let num = |t: &str| t.parse::<u32>().map_err(|_| format!("`{s}`: `{t}` is not a whole number"));
+        let (index, of) = (num(k)?, num(n)?);
+        if !(1..=4096).contains(&of) || !(1..=of).contains(&index) {
+            return Err(format!("`{s}`: K must be 1 to N and N 1 to 4096"));
+        }
+        Ok(Shard { index, of })
+    }
+
+    fn owner(self, cycle_index: usize) -> u32 {
+        // `of` is at most 4096, so both conversions are exact.
+        u32::try_from(cycle_index % self.of as usize).expect("a remainder below N fits") + 1
+    }
+}
+
+/// What one cycle's CV-A702 stage produced.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Recorded {
+    results: Vec<CheckResult>,
+    failures: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Mode {
+    Own(Shard),
+    Replay { records: BTreeMap<String, Recorded>, blobs: BTreeMap<String, u64> },
+}
+
+/// How a run treats CV-A702 per cycle: a shard's own part, or the shards' records (`merge`).
+#[derive(Debug)]
+pub struct Plan {
+    mode: Mode,
+    owners: OnceLock<HashMap<String, u32>>,
+    recorded: Mutex<BTreeMap<String, Recorded>>,
+    digested: Mutex<Vec<(crate::git::ObjectId, u64)>>,
+}
+
+impl Plan {
+    fn new(mode: Mode) -> Self {
+        Plan { mode, owners: OnceLock::new(), recorded: Mutex::default(), digested: Mutex::default() }
+    }
+
+    /// Assigns the cycles of `ledger` (crawl, once the ledger is loaded).
+    pub(super) fn assign(&self, ledger: &Ledger) {
+        if let Mode::Own(s) = self.mode {
+            let owners = ledger.cycles.iter().enumerate().map(|(i, c)| (c.path.clone(), s.owner(i))).collect();
+            let _ = self.owners.set(owners);
+        } else {
+            let _ = self.owners.set(HashMap::new());
+        }
+    }
+
+    /// The run's hash figures: a shard's own (and it keeps the list for its section); a merge's
+    /// are the union of the shards' blobs and any it hashed itself.
+    pub(super) fn hash_stats(&self, hashes: &BlobHashes) -> HashStats {
+        let own = hashes.digested();
+        let mut stats = hashes.stats();
+        if let Mode::Replay { blobs, .. } = &self.mode {
+            let mut all = blobs.clone();
+            all.extend(own.iter().map(|(id, n)| (id.to_string(), *n)));
+            stats.blobs_hashed = all.len() as u64;
+            stats.bytes_hashed = all.values().sum();
+        }
+        *self.digested.lock().expect("never poisoned: nothing panics while holding it") = own;
+        stats
+    }
+
+    fn record(&self, subject: &str, rec: Recorded) {
+        self.recorded.lock().expect("never poisoned: nothing panics while holding it").insert(subject.to_owned(), rec);
+    }
+}
+
+/// The CV-A702 stage of cycle `subject` under `plan`: run (and recorded, for a shard's own
+/// cycle), replayed from a shard's record, or left `untested` for the shard that owns it.
+pub(super) fn manifest_part(
+    plan: Option<&Plan>,
+    subject: &str,
+    out: &mut Vec<CheckResult>,
+    failed: &mut Vec<String>,
+    run: impl FnOnce(&mut Vec<CheckResult>, &mut Vec<String>),
+) {
+    let Some(plan) = plan else { return run(out, failed) };
+    match &plan.mode {
+        Mode::Own(s) => match plan.owners.get().and_then(|o| o.get(subject)).copied() {
+            Some(owner) if owner != s.index => {
+                let by = format!("shard {owner}/{}", s.of);
+                out.push(CheckResult::new(
+                    &MANIFEST_MATCHES,
+                    Outcome::Untested,
+                    subject,
+                    format!("the manifest is verified by {by}; `crossverify merge` combines the shards"),
+                ));
+                failed.push(format!("manifest verified by {by}, not this shard"));
+            }
+            _ => {
+                let mut rec = Recorded::default();
+                run(&mut rec.results, &mut rec.failures);
+                out.extend(rec.results.iter().cloned());
+                failed.extend(rec.failures.iter().cloned());
+                plan.record(subject, rec);
+            }
+        },
+        Mode::Replay { records, .. } => match records.get(subject) {
+            Some(rec) => {
+                out.extend(rec.results.iter().cloned());
+                failed.extend(rec.failures.iter().cloned());
+            }
+            None => run(out, failed),
+        },
+    }
+}
+
+/// `crossverify ledger --shard K/N`: the report of shard K, with its `shard` section.
+///
+/// # Errors
+/// As [`super::ledger`]; a deployed ledger is refused (it is verified whole, without hashing).
+pub fn ledger_shard(opts: &Options, shard: Shard, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let plan = Arc::new(Plan::new(Mode::Own(shard)));
+    let mut o = opts.clone();
+    o.shard = Some(plan.clone());
+    let mut report = super::ledger(&o, ctx)?;
+    if plan.owners.get().is_none() {
+        return Err(Error::Usage(
+            "--shard: a deployed CYCLE-NNNNNN ledger has no manifests to hash and is verified whole; run it without --shard"
+                .into(),
+        ));
+    }
+    let recorded = std::mem::take(&mut *plan.recorded.lock().expect("never poisoned"));
+    let digested = std::mem::take(&mut *plan.digested.lock().expect("never poisoned"));
+    report.input(merge::INPUT, format!("{}/{}", shard.index, shard.of));
+    report.section(
+        merge::SECTION,
+        json!({
+            "index": shard.index,
+            "of": shard.of,
+            "manifestChecks": serde_json::to_value(recorded).expect("records serialise"),
+            "blobs": digested.iter().map(|(id, n)| (id.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        }),
+    );
+    Ok(report)
+}
+
+/// `crossverify merge` of CrossAudit `ledger` shards: the ledger re-run at the shards' audit
+/// head with their CV-A702 records; the report an unsharded run would have written.
+///
+/// # Errors
+/// Shard records that do not read, repositories that cannot be opened, or a ledger whose
+/// head is no longer the one the shards verified (exit 2).
+pub fn merge(shards: &merge::Shards, ctx: Ctx<'_>) -> Result<Report, Error> {
+    let usage = |m: String| Error::Usage(format!("merge: {m}"));
+    if shards.command != "ledger" {
+        return Err(usage(format!("`{}` reports are not merged by CrossAudit", shards.command)));
+    }
+    let text = |k: &str| shards.inputs.get(k).and_then(Value::as_str);
+    let audit = text("audit").ok_or_else(|| usage("the shards name no audit repository".into()))?;
+    let mut o = Options::new(std::path::Path::new(audit));
+    o.science = text("science").filter(|s| !s.starts_with('(')).map(Into::into);
+    o.dialect = match text("dialect") {
+        Some("v1") => DialectChoice::V1,
+        Some("schema2") => DialectChoice::Schema2,
+        _ => DialectChoice::Auto,
+    };
+    o.audit_rev = text("auditRev").map(str::to_owned);
+    o.expect_audit_head = text("expectAuditHead").map(str::to_owned);
+    let mut records = BTreeMap::new();
+    let mut blobs = BTreeMap::new();
+    for (i, part) in shards.parts.iter().enumerate() {
+        let bad = |what: &str| usage(format!("shard {}: its {what} do not read", i + 1));
+        let recs: BTreeMap<String, Recorded> =
+            serde_json::from_value(part.get("manifestChecks").cloned().unwrap_or(Value::Null))
+                .map_err(|_| bad("manifest checks"))?;
+        let bl: BTreeMap<String, u64> =
+            serde_json::from_value(part.get("blobs").cloned().unwrap_or(Value::Null)).map_err(|_| bad("blobs"))?;
+        records.extend(recs);
+        blobs.extend(bl);
+    }
+    o.shard = Some(Arc::new(Plan::new(Mode::Replay { records, blobs })));
+    let report = super::ledger(&o, ctx)?;
+    let head = |inputs: &BTreeMap<String, Value>| inputs.get("auditHead").and_then(Value::as_str).map(str::to_owned);
+    if head(&report.inputs) != head(&shards.inputs) {
+        return Err(usage(format!(
+            "the ledger at {audit} is at {}, the shards verified {}: re-run the shards",
+            head(&report.inputs).unwrap_or_default(),
+            head(&shards.inputs).unwrap_or_default()
+        )));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_deal_cycles_round_robin() {
+        let s = Shard::parse("2/3").expect("parses");
+        assert_eq!((s.index, s.of), (2, 3));
+        assert_eq!((0..7).map(|i| s.owner(i)).collect::<Vec<_>>(), [1, 2, 3, 1, 2, 3, 1]);
+        for bad in ["0/3", "4/3", "1/0", "x/2", "2", "1/5000", "-1/2"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
