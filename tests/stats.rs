@@ -403,3 +403,16 @@ fn with_the_science_log_fix_commits_are_checked_too() {
     assert!(f001["message"].as_str().expect("message").contains("fix_commits"), "{f001:#}");
     assert!(results(&r, "CV-S003").iter().all(|x| x["subject"] != "findings_lifecycle.json fix_commits"));
 }
+
+/// A deployed ledger says what it decided about the work beside its integrity verdict: the
+/// latest decision per audited commit, and that this format publishes no admission.
+#[test]
+fn a_deployed_ledger_reports_its_audit_outcome() {
+    let (code, r) = report(&["ledger", "--audit", MIRROR]);
+    assert_eq!(code, 3, "redacted digests keep the mirror inconclusive");
+    let o = &r["auditOutcome"];
+    assert_eq!(o["basis"], "latest verdict of each of 1 audited commit");
+    assert_eq!(o["parts"][1], json!({"label": "blocked", "count": 1, "tone": "bad"}));
+    assert_eq!(o["decision"]["label"], "admission not published by this ledger format");
+    assert_eq!(o["tone"], "bad");
+}

@@ -148,6 +148,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
     report.stats = figures;
     report.views.push(View::Table(conformance(&report.results)));
     report.views.extend(lifecycle_views);
+    report.audit_outcome = Some(super::views::deployed_outcome(l));
     report
 }
 

@@ -158,37 +158,13 @@ fn audit_outcome(run: &Run, admissions: &[Admission]) -> AuditOutcome {
         let key = f.receipt.as_ref().and_then(|r| r.sha.clone()).unwrap_or_else(|| format!("cycle {}", c.name));
         latest.insert(key, i);
     }
-    let (mut passed, mut caveats, mut blocked, mut escalated, mut unaudited) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    let mut other: BTreeMap<String, u64> = BTreeMap::new();
     let (mut admissible, mut undecidable) = (0u64, 0u64);
     for &i in latest.values() {
-        match run.facts[i].verdict.as_deref() {
-            Some("PASS") => passed += 1,
-            Some("PASS_WITH_CAVEATS") => caveats += 1,
-            Some("BLOCK" | "BLOCKED") => blocked += 1,
-            Some("ESCALATE") => escalated += 1,
-            Some(v) => *other.entry(v.to_owned()).or_default() += 1,
-            None => unaudited += 1,
-        }
         match admissions.get(i) {
             Some(a) if a.ready => admissible += 1,
             Some(a) if a.shortfalls.is_empty() => undecidable += 1,
             _ => {}
         }
-    }
-    let part = |label: &str, count: u64, tone: Tone| OutcomePart { label: label.to_owned(), count: Some(count), tone };
-    let quiet = |n: u64, tone: Tone| if n == 0 { Tone::Neutral } else { tone };
-    let mut parts = vec![part("passed audit", passed, quiet(passed, Tone::Good))];
-    if caveats > 0 {
-        parts.push(part("passed with caveats", caveats, Tone::Unknown));
-    }
-    parts.push(part("blocked", blocked, quiet(blocked, Tone::Bad)));
-    parts.push(part("escalated", escalated, quiet(escalated, Tone::Bad)));
-    for (v, n) in &other {
-        parts.push(part(v, *n, Tone::Unknown));
-    }
-    if unaudited > 0 {
-        parts.push(part("without a readable receipt", unaudited, Tone::Unknown));
     }
     let total = latest.len() as u64;
     let (denied, undecided) = (total - admissible - undecidable, undecidable);
@@ -211,6 +187,61 @@ fn audit_outcome(run: &Run, admissions: &[Admission]) -> AuditOutcome {
             Tone::Unknown
         },
     };
+    let verdicts = latest.values().map(|&i| run.facts[i].verdict.as_deref());
+    outcome_of(verdicts, "without a readable receipt", Some(decision))
+}
+
+/// The audit outcome of a deployed `CYCLE-NNNNNN` ledger: the latest decision of each audited
+/// commit of each project. The deployment publishes no receipts, so admission is not decided.
+pub(super) fn deployed_outcome(l: &super::deployed::DeployedLedger) -> AuditOutcome {
+    let mut latest: BTreeMap<(Option<String>, String), Option<&str>> = BTreeMap::new();
+    for c in &l.cycles {
+        let result = c.result.ok();
+        let commit = result.and_then(|r| r.audited_commit.clone()).unwrap_or_else(|| format!("cycle {}", c.dir));
+        latest.insert((c.project.clone(), commit), result.map(|r| r.decision.as_str()));
+    }
+    let decision = OutcomePart {
+        label: "admission not published by this ledger format".to_owned(),
+        count: None,
+        tone: Tone::Neutral,
+    };
+    outcome_of(latest.into_values(), "without a readable audit_result.json", Some(decision))
+}
+
+/// Counts latest verdicts into an outcome: passed, blocked and escalated always shown (a zero
+/// in a neutral tone), any other verdict word and the unreadable ones only when present.
+fn outcome_of<'a>(
+    verdicts: impl Iterator<Item = Option<&'a str>>,
+    unreadable: &str,
+    decision: Option<OutcomePart>,
+) -> AuditOutcome {
+    let (mut passed, mut caveats, mut blocked, mut escalated, mut unaudited, mut total) = (0u64, 0, 0, 0, 0, 0);
+    let mut other: BTreeMap<String, u64> = BTreeMap::new();
+    for v in verdicts {
+        total += 1;
+        match v {
+            Some("PASS") => passed += 1,
+            Some("PASS_WITH_CAVEATS") => caveats += 1,
+            Some("BLOCK" | "BLOCKED") => blocked += 1,
+            Some("ESCALATE") => escalated += 1,
+            Some(v) => *other.entry(v.to_owned()).or_default() += 1,
+            None => unaudited += 1,
+        }
+    }
+    let part = |label: &str, count: u64, tone: Tone| OutcomePart { label: label.to_owned(), count: Some(count), tone };
+    let quiet = |n: u64, tone: Tone| if n == 0 { Tone::Neutral } else { tone };
+    let mut parts = vec![part("passed audit", passed, quiet(passed, Tone::Good))];
+    if caveats > 0 {
+        parts.push(part("passed with caveats", caveats, Tone::Unknown));
+    }
+    parts.push(part("blocked", blocked, quiet(blocked, Tone::Bad)));
+    parts.push(part("escalated", escalated, quiet(escalated, Tone::Bad)));
+    for (v, n) in &other {
+        parts.push(part(v, *n, Tone::Unknown));
+    }
+    if unaudited > 0 {
+        parts.push(part(unreadable, unaudited, Tone::Unknown));
+    }
     let tone = if blocked + escalated > 0 {
         Tone::Bad
     } else if total > 0 && passed == total {
@@ -223,7 +254,7 @@ fn audit_outcome(run: &Run, admissions: &[Admission]) -> AuditOutcome {
     AuditOutcome {
         basis: format!("latest verdict of each of {total} audited commit{}", if total == 1 { "" } else { "s" }),
         parts,
-        decision: Some(decision),
+        decision,
         tone,
     }
 }
