@@ -81,7 +81,17 @@ struct Out {
 fn run(line: &str, cwd: &Path, subst: &BTreeMap<&str, String>) -> Out {
     let w = words(line, subst);
     let mut cmd = match w[0].as_str() {
-        "crossverify" => support::crossverify(),
+        "crossverify" => {
+            // The workflow's `--cache` uses the platform directories: keep them in the test's
+            // temporary tree, never the user's.
+            let home = cwd.parent().unwrap_or(cwd);
+            let mut c = support::crossverify();
+            c.env("XDG_CACHE_HOME", home.join("xdg-cache"))
+                .env("XDG_STATE_HOME", home.join("xdg-state"))
+                .env_remove("CROSSVERIFY_CACHE_DIR")
+                .env_remove("CROSSVERIFY_CACHE_KEY");
+            c
+        }
         "git" => {
             let mut c = std::process::Command::new("git");
             c.env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
@@ -253,6 +263,7 @@ fn quick_start_3_the_ci_gate_on_its_first_run() {
     for f in ["crossverify.sarif", "crossverify.json", "crossverify.xml"] {
         assert!(root.join(f).is_file(), "{f} written");
     }
+    assert!(tmp.path().join("xdg-cache/crossverify").is_dir(), "`--cache` alone uses the platform cache directory");
     let r = json(&root.join("crossverify.json"));
     assert_eq!(r["admission"]["ready"], false);
     assert!(r["admission"]["reason"].as_str().expect("reason").contains("NON_EVIDENTIAL_PROVIDER"));

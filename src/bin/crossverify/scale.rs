@@ -29,8 +29,10 @@ pub(crate) struct CacheArgs {
     /// Keep blob digests between runs in DIR (default with no DIR, or from
     /// CROSSVERIFY_CACHE_DIR: $XDG_CACHE_HOME/crossverify). Entries are authenticated with
     /// CROSSVERIFY_CACHE_KEY or a key file under $XDG_STATE_HOME/crossverify; see docs/scale.md.
-    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
-    cache: Option<PathBuf>,
+    // `Option<Option<_>>`: absent, `--cache` alone, or `--cache DIR` (an empty default value
+    // would be refused by the path parser, so `--cache` alone could never be given).
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    cache: Option<Option<PathBuf>>,
     /// Use no cache, even when CROSSVERIFY_CACHE_DIR is set.
     #[arg(long, conflicts_with_all = ["cache", "cache_audit"])]
     no_cache: bool,
@@ -47,7 +49,7 @@ impl CacheArgs {
         }
         let env = std::env::var_os("CROSSVERIFY_CACHE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
         let requested = self.cache.is_some() || self.cache_audit;
-        let dir = match self.cache.as_ref().filter(|d| !d.as_os_str().is_empty()) {
+        let dir = match self.cache.as_ref().and_then(Option::as_ref).filter(|d| !d.as_os_str().is_empty()) {
             Some(d) => d.clone(),
             None if requested => match env.or_else(cache::default_dir) {
                 Some(d) => d,
