@@ -53,6 +53,29 @@ fn merged_shards_are_the_bytes_of_one_run() {
     }
 }
 
+/// The shards' `--allowed-signers` file reaches the merge: a bad signature on the audit tip
+/// still fails the merged report, byte for byte as in one run.
+#[test]
+fn merged_shards_keep_the_signature_checks() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("trust-tip-bad", tmp.path());
+    let mut args = ledger_args(&dir);
+    args.extend(["--allowed-signers".into(), dir.join("allowed_signers").to_str().expect("utf-8").to_owned()]);
+    let whole = run(&args, &[]);
+    assert_eq!(whole.status.code(), Some(1), "{}", stderr(&whole));
+    let files: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let o = run(&args, &["--shard", &format!("{k}/2")]);
+            let path = tmp.path().join(format!("signed-shard-{k}.json"));
+            std::fs::write(&path, &o.stdout).expect("write shard report");
+            path
+        })
+        .collect();
+    let merged = merge(&files);
+    assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
+    assert!(merged.stdout == whole.stdout, "merging signed shards differs from one run");
+}
+
 #[test]
 fn a_shard_is_deterministic_and_leaves_other_shards_manifests_untested() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -202,6 +202,9 @@ pub fn merge(shards: &merge::Shards, ctx: Ctx<'_>) -> Result<Report, Error> {
     };
     o.audit_rev = text("auditRev").map(str::to_owned);
     o.expect_audit_head = text("expectAuditHead").map(str::to_owned);
+    // The signature checks are re-run, not taken from the shards: without the shards'
+    // allowed-signers file they would come out inapplicable and hide a bad signature.
+    o.allowed_signers = text("allowedSigners").map(Into::into);
     let mut records = BTreeMap::new();
     let mut blobs = BTreeMap::new();
     for (i, part) in shards.parts.iter().enumerate() {
