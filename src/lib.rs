@@ -4,8 +4,11 @@
 //! The library is organised like a set of crates: [`git`] (isolated, typed object access),
 //! [`manifest`] (SHA-256 manifests re-derived from commits, with a shared blob cache),
 //! [`json`] (strict parsing, the exact serialisations the protocols hash, RFC 8785), [`trust`]
-//! (Ed25519 keys with strict verification, OpenSSH encodings, DSSE envelopes), one module per
-//! protocol ([`crossaudit`]), [`stats`] (finding-lifecycle figures and claim checks),
+//! (Ed25519 keys with strict verification, OpenSSH encodings, DSSE envelopes, sshsig, Sigstore
+//! bundles), [`cache`] (the persistent, authenticated cache), one module per protocol
+//! ([`crossaudit`], [`proof_or_stop`], [`crossexam`]), [`anchors`] (checks on signed commits,
+//! receipts and reports), [`attest`] (signed, replayable reports), [`stats`] (finding-lifecycle
+//! figures and claim checks),
 //! [`checks`] (the registry's types), [`protocols`] (the list of check families, one line per
 //! protocol), [`report`] (the one report object every command produces) and [`render`] (one
 //! file per output format, a pure function of the report). The library never prints;
