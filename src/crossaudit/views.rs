@@ -177,15 +177,7 @@ fn audit_outcome(run: &Run, admissions: &[Admission]) -> AuditOutcome {
     let decision = OutcomePart {
         label: if said.is_empty() { "nothing to admit".to_owned() } else { said.join(", ") },
         count: None,
-        tone: if denied > 0 {
-            Tone::Bad
-        } else if total > 0 && admissible == total {
-            Tone::Good
-        } else if total == 0 {
-            Tone::Neutral
-        } else {
-            Tone::Unknown
-        },
+        tone: ladder(denied > 0, admissible, total),
     };
     let verdicts = latest.values().map(|&i| run.facts[i].verdict.as_deref());
     outcome_of(verdicts, "without a readable receipt", Some(decision))
@@ -242,20 +234,26 @@ fn outcome_of<'a>(
     if unaudited > 0 {
         parts.push(part(unreadable, unaudited, Tone::Unknown));
     }
-    let tone = if blocked + escalated > 0 {
-        Tone::Bad
-    } else if total > 0 && passed == total {
-        Tone::Good
-    } else if total == 0 {
-        Tone::Neutral
-    } else {
-        Tone::Unknown
-    };
+    let tone = ladder(blocked + escalated > 0, passed, total);
     AuditOutcome {
         basis: format!("latest verdict of each of {total} audited commit{}", if total == 1 { "" } else { "s" }),
         parts,
         decision,
         tone,
+    }
+}
+
+/// Bad when anything was stopped; good only when all `total` are `good`; neutral when there is
+/// nothing; unknown otherwise.
+fn ladder(stopped: bool, good: u64, total: u64) -> Tone {
+    if stopped {
+        Tone::Bad
+    } else if total > 0 && good == total {
+        Tone::Good
+    } else if total == 0 {
+        Tone::Neutral
+    } else {
+        Tone::Unknown
     }
 }
 

@@ -193,28 +193,6 @@ pub fn parse(bytes: &[u8]) -> Bus {
     Bus { tool_count: tool - 1, lines, ends_with_newline, bom }
 }
 
-/// Python's `json.dumps(s, ensure_ascii=False)` of a string.
-#[must_use]
-pub fn dumps_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Whether `text` is byte for byte what one of the tool's writers makes of `m` (format note
 /// §2.1): `ts, from, type, msg[, ref]` or `ts, from, type, msg, via[, ref]`, `", "` and `": "`
 /// separators, non-ASCII raw.
@@ -225,14 +203,14 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
     let mut keys = 4;
     let mut out = format!(
         "{{\"ts\": {}, \"from\": {}, \"type\": {}, \"msg\": {}",
-        dumps_str(ts),
-        dumps_str(from),
-        dumps_str(kind),
-        dumps_str(msg)
+        crate::json::quote(ts),
+        crate::json::quote(from),
+        crate::json::quote(kind),
+        crate::json::quote(msg)
     );
     if obj.contains_key("via") {
         let Some(via) = &m.via else { return false };
-        out.push_str(&format!(", \"via\": {}", dumps_str(via)));
+        out.push_str(&format!(", \"via\": {}", crate::json::quote(via)));
         keys += 1;
     }
     if obj.contains_key("ref") {
@@ -241,7 +219,7 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
         if r.is_empty() {
             return false;
         }
-        out.push_str(&format!(", \"ref\": {}", dumps_str(r)));
+        out.push_str(&format!(", \"ref\": {}", crate::json::quote(r)));
         keys += 1;
     }
     out.push('}');

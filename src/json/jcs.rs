@@ -67,7 +67,7 @@ fn write(value: &Value, pointer: &mut String, out: &mut String) -> Result<(), Jc
             &integer(n.as_str())
                 .ok_or_else(|| JcsError::Float { pointer: pointer.clone(), token: n.as_str().to_owned() })?,
         ),
-        Value::String(s) => write_string(s, out),
+        Value::String(s) => out.push_str(&super::quote(s)),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -88,7 +88,7 @@ fn write(value: &Value, pointer: &mut String, out: &mut String) -> Result<(), Jc
                 if i > 0 {
                     out.push(',');
                 }
-                write_string(key, out);
+                out.push_str(&super::quote(key));
                 out.push(':');
                 let escaped = key.replace('~', "~0").replace('/', "~1");
                 with_segment(pointer, &escaped, |p| write(&members[key], p, out))?;
@@ -119,24 +119,6 @@ fn integer(token: &str) -> Option<String> {
         return None;
     }
     Some(if negative && magnitude != 0 { format!("-{magnitude}") } else { magnitude.to_string() })
-}
-
-fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use parse::{Error, ErrorKind, Limits, parse, parse_with};
-pub use write::{canonical, canonical_chunks, python_pretty, to_serde};
+pub use write::{canonical, canonical_chunks, python_pretty, quote, to_serde};
 
 /// A parsed JSON value. Objects are sorted by key (code-point order, which is also UTF-8 byte
 /// order), the order Python's `sort_keys=True` produces.

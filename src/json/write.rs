@@ -190,6 +190,15 @@ pub(crate) fn python_float_repr(f: f64) -> String {
     format!("{sign}{body}")
 }
 
+/// Python's `json.dumps(s, ensure_ascii=False)` of a string, which is also RFC 8785's string
+/// form: `"`, `\\` and the C0 controls escaped (the short forms where JSON has them), nothing else.
+#[must_use]
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_string(s, false, &mut out);
+    out
+}
+
 fn write_string(s: &str, ascii: bool, out: &mut String) {
     out.push('"');
     // Most strings (paths, digests) need no escape at all.

@@ -112,17 +112,26 @@ fn axis_label(i: usize, n: usize, stride: usize, name: &str) -> Option<String> {
     }
 }
 
-fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
+/// Whether the axis labels are slanted, the room under the plot they need, and the longest: slanted labels
+/// (9 to `DENSE` points, some longer than 3 characters) take `slanted` plus their length;
+/// more than `DENSE` points are labelled by position (`dense`); otherwise `plain`.
+fn label_room(c: &Chart, slanted: f64, dense: f64, plain: f64) -> (bool, f64, usize) {
     let n = c.points.len();
     let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
     let rotate = n > 8 && n <= DENSE && longest > 3;
-    let bottom = if rotate {
-        30.0 + 5.5 * longest.min(18) as f64
+    let room = if rotate {
+        slanted + 5.5 * longest.min(18) as f64
     } else if n > DENSE {
-        40.0
+        dense
     } else {
-        34.0
+        plain
     };
+    (rotate, room, longest)
+}
+
+fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
+    let n = c.points.len();
+    let (rotate, bottom, longest) = label_room(c, 30.0, 40.0, 34.0);
     let height = TOP + PLOT_H + bottom;
     let mut out = String::new();
     let pid = open(&mut out, c, height);
@@ -248,16 +257,8 @@ fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
 
 fn timeline(c: &Chart, hints: &Hints) -> String {
     let n = c.points.len();
-    let longest = c.points.iter().map(|p| p.label.chars().count()).max().unwrap_or(1);
-    let rotate = n > 8 && n <= DENSE && longest > 3;
     let strip_h = 44.0;
-    let label_h = if rotate {
-        18.0 + 5.5 * longest.min(18) as f64
-    } else if n > DENSE {
-        34.0
-    } else {
-        24.0
-    };
+    let (rotate, label_h, longest) = label_room(c, 18.0, 34.0, 24.0);
     // Legend: one entry per category in order of first appearance, with counts.
     let mut cats: Vec<(String, usize)> = Vec::new();
     for p in &c.points {
