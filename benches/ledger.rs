@@ -10,6 +10,7 @@
 //! cargo bench --bench ledger                 # builds target/bench-data/ledger-* once (≈ 3 min)
 //! CROSSVERIFY_BENCH_CYCLES=200 cargo bench --bench ledger   # a smaller ledger
 //! CROSSVERIFY_BENCH_CHURN=20 cargo bench --bench ledger    # one churn only (default: 5 and 20)
+//! CROSSVERIFY_BENCH_DATA_ONLY=1 cargo bench --bench ledger  # only build the ledgers
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -135,6 +136,14 @@ fn main() {
         return;
     }
     let cycles: usize = std::env::var("CROSSVERIFY_BENCH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000);
+    if std::env::var_os("CROSSVERIFY_BENCH_DATA_ONLY").is_some() {
+        // Build (once) the ledgers the other modes read, for profiling by hand.
+        for churn in [5, 20] {
+            out(&data(cycles, churn).display().to_string());
+        }
+        out(&data(cycles / 4, 5).display().to_string());
+        return;
+    }
     if std::env::var_os("CROSSVERIFY_BENCH_SCALE").is_some() {
         scale(cycles);
         return;
