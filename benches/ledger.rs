@@ -197,36 +197,118 @@ fn main() {
     }
 }
 
-/// One `crossverify` process: wall time, peak RSS (`/usr/bin/time -v`), stdout, stderr.
+/// One `crossverify` process: wall time, memory, stdout, stderr.
 struct Proc {
     wall: Duration,
-    max_rss_kb: u64,
+    mem: Mem,
     stdout: Vec<u8>,
     stderr: String,
+}
+
+/// Peak memory of one process, in kB. Max RSS counts the touched pages of the memory-mapped
+/// packs, which the kernel may drop and re-read at will; the heap is what the run itself
+/// holds, so issue 14's "grows with distinct blobs and cycles, not with bound entries" is read
+/// from `anon_kb`.
+#[derive(Default, Clone, Copy)]
+struct Mem {
+    /// `/usr/bin/time -v`'s maximum resident set size (the kernel's `ru_maxrss`).
+    max_rss_kb: u64,
+    /// Largest `RssAnon` sampled from `/proc/<pid>/status`: heap and other private memory.
+    anon_kb: u64,
+    /// Largest `RssFile` sampled: file-backed pages, chiefly the mapped packs.
+    file_kb: u64,
+    /// The last `VmHWM` sampled before the process exited (the kernel's own high-water mark).
+    hwm_kb: u64,
+    /// How many samples were taken, every ~2 ms; 0 means the split was not measured.
+    samples: u64,
+}
+
+impl Mem {
+    /// `max RSS 688 MB (heap (max RssAnon) 301 MB, max RssFile 392 MB, VmHWM 688 MB, 20512
+    /// samples)`; the heap is shown as not measured when no sample was taken (no `/proc`, or a
+    /// run under 2 ms), never as 0 MB.
+    fn show(&self) -> String {
+        let split = if self.samples == 0 {
+            "heap not measured".to_owned()
+        } else {
+            format!(
+                "heap (max RssAnon) {} MB, max RssFile {} MB, VmHWM {} MB, {} samples",
+                self.anon_kb / 1024,
+                self.file_kb / 1024,
+                self.hwm_kb / 1024,
+                self.samples
+            )
+        };
+        format!("max RSS {} MB ({split})", self.max_rss_kb / 1024)
+    }
+}
+
+/// Samples `/proc/<pid>/status` of the process `/usr/bin/time` (`time_pid`) started, every
+/// ~2 ms until `done` is set (both were reaped), as `benches/manifest.rs` does for the manifest
+/// CLI; `/usr/bin/time` stays for max RSS, which the kernel counts to the last page.
+fn poll_memory(time_pid: u32, done: &std::sync::atomic::AtomicBool) -> Mem {
+    use std::sync::atomic::Ordering;
+    let children = format!("/proc/{time_pid}/task/{time_pid}/children");
+    let mut mem = Mem::default();
+    let mut pid = None;
+    while !done.load(Ordering::Relaxed) {
+        if pid.is_none() {
+            pid = std::fs::read_to_string(&children).ok().and_then(|s| s.split_whitespace().next().map(str::to_owned));
+        }
+        if let Some(status) = pid.as_ref().and_then(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok()) {
+            let kb = |rest: &str| rest.split_whitespace().next().and_then(|v| v.parse::<u64>().ok());
+            let mut seen = false;
+            for line in status.lines() {
+                if let Some(v) = line.strip_prefix("RssAnon:").and_then(kb) {
+                    mem.anon_kb = mem.anon_kb.max(v);
+                    seen = true;
+                } else if let Some(v) = line.strip_prefix("RssFile:").and_then(kb) {
+                    mem.file_kb = mem.file_kb.max(v);
+                } else if let Some(v) = line.strip_prefix("VmHWM:").and_then(kb) {
+                    mem.hwm_kb = mem.hwm_kb.max(v);
+                }
+            }
+            // A zombie's status has no memory lines: the process is over.
+            mem.samples += u64::from(seen);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    mem
 }
 
 fn process(exe: &Path, args: &[&std::ffi::OsStr]) -> Proc {
     let rss = std::env::temp_dir().join(format!("crossverify-bench-rss-{}", std::process::id()));
     let t = Instant::now();
-    let o = Command::new("/usr/bin/time")
+    let child = Command::new("/usr/bin/time")
         .arg("-v")
         .arg("-o")
         .arg(&rss)
         .arg(exe)
         .args(args)
         .env("CROSSVERIFY_CACHE_KEY", "bench")
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("/usr/bin/time runs");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (o, mut mem) = std::thread::scope(|s| {
+        let time_pid = child.id();
+        let done = &done;
+        let poller = s.spawn(move || poll_memory(time_pid, done));
+        let o = child.wait_with_output().expect("/usr/bin/time ends");
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (o, poller.join().expect("the memory poller ends"))
+    });
     let wall = t.elapsed();
     let text = std::fs::read_to_string(&rss).unwrap_or_default();
-    let max_rss_kb = text
+    mem.max_rss_kb = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{} {args:?}: {stderr}", exe.display());
-    Proc { wall, max_rss_kb, stdout: o.stdout, stderr }
+    Proc { wall, mem, stdout: o.stdout, stderr }
 }
 
 fn ledger_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<std::ffi::OsString> {
@@ -286,26 +368,27 @@ fn scale(cycles: usize) {
     copy_dir(&cache, &earlier_cache);
     let (mut b, mut c, mut a, mut same) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut cold_report = Vec::new();
-    let mut rss = 0;
+    let mut cold_mem = Mem::default();
     for round in 0..ROUNDS {
         out(&format!("round {round}: load {}", load().trim()));
         if let Some(base) = &base {
             let p = process(base, &os(&ledger_args(&dir, &[])));
-            out(&format!("  previous release, cold: {:.2} s, max RSS {} MB", secs(p.wall), p.max_rss_kb / 1024));
+            out(&format!("  previous release, cold: {:.2} s, {}", secs(p.wall), p.mem.show()));
             a.push(p.wall);
         }
         let p = process(&new, &os(&ledger_args(&dir, &["--no-cache"])));
-        out(&format!("  this build, cold (--no-cache): {:.2} s, max RSS {} MB", secs(p.wall), p.max_rss_kb / 1024));
+        out(&format!("  this build, cold (--no-cache): {:.2} s, {}", secs(p.wall), p.mem.show()));
         b.push(p.wall);
-        rss = p.max_rss_kb;
+        cold_mem = p.mem;
         cold_report = p.stdout;
         copy_dir(&earlier_cache, &warm);
         let p = process(&new, &os(&ledger_args(next, &["--cache", &warm_s])));
         assert!(p.stdout == cold_report, "the report from the warm cache differs from the cold one");
         out(&format!(
-            "  this build, {cycles} cycles from the cache of the first {}: {:.2} s; {}",
+            "  this build, {cycles} cycles from the cache of the first {}: {:.2} s, {}; {}",
             cycles - 1,
             secs(p.wall),
+            p.mem.show(),
             p.stderr.trim()
         ));
         c.push(p.wall);
@@ -315,7 +398,7 @@ fn scale(cycles: usize) {
         }
         let p = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
         assert!(p.stdout == cold_report, "the cached report differs from the cold one");
-        out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s", secs(p.wall)));
+        out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s, {}", secs(p.wall), p.mem.show()));
         same.push(p.wall);
     }
     let (b, c, same) = (median(b), median(c), median(same));
@@ -331,7 +414,8 @@ fn scale(cycles: usize) {
         out(&format!("previous release cold {:.2} s: this build is {:.2}x faster cold", secs(a), secs(a) / secs(b)));
     }
     let q = process(&new, &os(&ledger_args(quarter, &["--no-cache", "--audit-rev", &earlier])));
-    out(&format!("peak memory, cold: {small} cycles {} MB, {cycles} cycles {} MB", q.max_rss_kb / 1024, rss / 1024));
+    out(&format!("peak memory, cold --no-cache: {small} cycles {}", q.mem.show()));
+    out(&format!("peak memory, cold --no-cache: {cycles} cycles {}", cold_mem.show()));
     // Two shards at once, then merge.
     let t = Instant::now();
     let shard = |k: &str| {
