@@ -73,6 +73,26 @@ pub struct Stats {
     pub written: u64,
     /// Why the database was not used, or was started afresh.
     pub notes: Vec<String>,
+    /// Hits and misses by kind of entry (the table key up to its first `/`: `blob-sha256`,
+    /// `cycle`), since one receipt's hit stands for thousands of blob lookups not made.
+    pub by_kind: std::collections::BTreeMap<String, KindStats>,
+}
+
+/// Lookups of one kind of entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindStats {
+    /// Answered by an authenticated entry.
+    pub hits: u64,
+    /// No usable entry.
+    pub misses: u64,
+    /// Written at the end of the run.
+    pub written: u64,
+}
+
+/// The kind of a table key: the bytes before its first `/`.
+fn kind(table_key: &[u8]) -> String {
+    let end = table_key.iter().position(|b| *b == b'/').unwrap_or(table_key.len());
+    String::from_utf8_lossy(&table_key[..end]).into_owned()
 }
 
 /// An open cache for one run.
@@ -90,6 +110,7 @@ pub struct Cache {
     mismatches: AtomicU64,
     notes: Mutex<Vec<String>>,
     written: AtomicU64,
+    kinds: Mutex<std::collections::BTreeMap<String, KindStats>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -156,6 +177,7 @@ impl Cache {
             mismatches: AtomicU64::new(0),
             notes: Mutex::new(notes),
             written: AtomicU64::new(0),
+            kinds: Mutex::default(),
         })
     }
 
@@ -177,22 +199,26 @@ impl Cache {
     /// dropped or stale when an entry was there but unusable).
     #[must_use]
     pub fn get(&self, table_key: &[u8]) -> Option<Vec<u8>> {
-        let Some(bytes) = self.loaded.get(table_key) else {
-            self.misses.fetch_add(1, Ordering::Relaxed);
-            return None;
-        };
-        match entry::decode(&self.key, &self.version, table_key, bytes) {
-            Ok(p) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                Some(p.to_vec())
-            }
-            Err(r) => {
+        let found = self.loaded.get(table_key).map(|bytes| entry::decode(&self.key, &self.version, table_key, bytes));
+        let payload = match found {
+            None => None,
+            Some(Ok(p)) => Some(p.to_vec()),
+            Some(Err(r)) => {
                 let counter = if r == Reject::OtherVersion { &self.stale } else { &self.dropped };
                 counter.fetch_add(1, Ordering::Relaxed);
-                self.misses.fetch_add(1, Ordering::Relaxed);
                 None
             }
+        };
+        let hit = payload.is_some();
+        (if hit { &self.hits } else { &self.misses }).fetch_add(1, Ordering::Relaxed);
+        let mut kinds = self.kinds.lock().expect("kind counters are never poisoned");
+        let k = kinds.entry(kind(table_key)).or_default();
+        if hit {
+            k.hits += 1;
+        } else {
+            k.misses += 1;
         }
+        payload
     }
 
     /// Records the value computed for `table_key`, to be written by [`Cache::flush`].
@@ -219,6 +245,10 @@ impl Cache {
             return;
         }
         let n = pending.len() as u64;
+        let mut per_kind: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+        for (k, _) in &pending {
+            *per_kind.entry(kind(k)).or_default() += 1;
+        }
         let result = with_db(&self.path, |db| {
             let tx = db.begin_write().map_err(|e| e.to_string())?;
             {
@@ -232,6 +262,10 @@ impl Cache {
         let note = match result {
             Ok(()) => {
                 self.written.fetch_add(n, Ordering::Relaxed);
+                let mut kinds = self.kinds.lock().expect("kind counters are never poisoned");
+                for (k, w) in per_kind {
+                    kinds.entry(k).or_default().written += w;
+                }
                 return;
             }
             Err(Open::Busy) => {
@@ -253,6 +287,7 @@ impl Cache {
             audit_mismatches: self.mismatches.load(Ordering::Relaxed),
             written: self.written.load(Ordering::Relaxed),
             notes: self.notes.lock().expect("notes lock is never poisoned").clone(),
+            by_kind: self.kinds.lock().expect("kind counters are never poisoned").clone(),
         }
     }
 }

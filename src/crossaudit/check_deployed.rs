@@ -51,7 +51,7 @@ fn append_only(l: &DeployedLedger, results: &mut Vec<CheckResult>) {
     if let deployed::Origin::Git { repo, commit } = &l.origin {
         match crate::git::Repo::open(repo)
             .map_err(|e| e.to_string())
-            .and_then(|r| load::history(&r, *commit, "projects"))
+            .and_then(|r| load::history(&r, *commit, "projects", None))
         {
             Ok(h) if h.violations.is_empty() => results.push(CheckResult::new(
                 &checks::LEDGER_APPEND_ONLY,

@@ -19,7 +19,7 @@ use crate::report::{CheckResult, Outcome};
 
 /// Whether a receipt's verdict binds commit, manifest and versions (I7). Only [`bind`] marks a
 /// receipt verified; a later stage may add a failure, never remove one.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Binding {
     verified: bool,
     failures: Vec<String>,
@@ -522,7 +522,13 @@ fn report_commit_check(
                 }
                 return;
             }
-            match audit.is_ancestor(id, ctx.ledger.audit_head) {
+            // The history walk already holds every commit the head descends from; asking the
+            // graph again per receipt walked it once per receipt.
+            let in_history = match &ctx.ledger.history {
+                Ok(h) => Ok(h.position.contains_key(&id)),
+                Err(_) => audit.is_ancestor(id, ctx.ledger.audit_head),
+            };
+            match in_history {
                 Ok(true) => {}
                 Ok(false) => {
                     fail("report commit is not an ancestor of the audit head".into());

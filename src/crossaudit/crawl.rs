@@ -79,17 +79,22 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
         expect_repo: opts.expect_repo.as_deref(),
         shard: opts.shard.as_deref(),
     };
+    let memo = super::memo::Memo::new(opts, &ledger);
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
-    let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = ledger
-        .cycles
+    // Newest receipt first: git stores older versions of a receipt as deltas of newer ones,
+    // and each worker's delta cache then holds the base of the next one it reads.
+    let mut order: Vec<usize> = (0..ledger.cycles.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(ledger.cycles[i].added_in.map(|(_, pos)| pos)));
+    let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = order
         .par_iter()
+        .map(|&i| &ledger.cycles[i])
         .map_init(
             || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local), Vec::new()),
             |(audit, science, buf), c| {
                 if ctx.check().is_err() {
                     return None;
                 }
-                let r = verify::check_cycle(&vctx, audit, science.as_ref(), c, buf);
+                let r = memo.cycle(&vctx, audit, science.as_ref(), c, buf);
                 ctx.progress.advance(1);
                 Some(r)
             },
@@ -98,9 +103,11 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     ctx.progress.finish();
     let per: Vec<(Vec<CheckResult>, verify::CycleFacts)> =
         per.into_iter().collect::<Option<_>>().ok_or(crate::progress::Interrupted)?;
+    let mut per: Vec<(usize, (Vec<CheckResult>, verify::CycleFacts))> = order.into_iter().zip(per).collect();
+    per.sort_unstable_by_key(|(i, _)| *i);
     let mut results = Vec::new();
     let mut facts = Vec::new();
-    for (r, f) in per {
+    for (_, (r, f)) in per {
         results.extend(r);
         facts.push(f);
     }
@@ -112,7 +119,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let (signed, signatures) =
         super::check_signed::check(&opts.audit, &ledger.audit.local(), ledger.audit_head, signers.as_ref());
     results.extend(signed);
-    let hash_stats = opts.shard.as_ref().map_or_else(|| hashes.stats(), |p| p.hash_stats(&hashes));
+    let hash_stats = hashes.stats();
     Ok((Run { hash_stats, ledger, results, facts, groups, signatures }, placed))
 }
 

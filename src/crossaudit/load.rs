@@ -223,7 +223,7 @@ fn read_json(repo: &Repo, id: ObjectId, path: &str) -> Result<json::Value, Strin
 
 /// Opens the repositories and reads the ledger.
 pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
-    let audit = Repo::open(&opts.audit)?;
+    let audit = Repo::open(&opts.audit)?.with_delta_cache(DELTA_CACHE);
     let rev = opts.audit_rev.as_deref().unwrap_or("HEAD");
     let audit_head = audit.resolve(rev)?;
     let head_tree = audit.commit(audit_head)?.tree;
@@ -267,7 +267,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             strays.push(format!("{ledger_dir}/{name}"));
         }
     }
-    let history = history(&audit, audit_head, &ledger_dir);
+    let history = history(&audit, audit_head, &ledger_dir, opts.cache.as_deref());
     let mut cycles = Vec::new();
     for (name, files) in dirs {
         let path = format!("{ledger_dir}/{name}");
@@ -331,7 +331,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
     let (science, local) = match &opts.science {
         Some(p) => {
             let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
-            (Some(Repo::open(p)?.shared().with_tree_cache()), same)
+            (Some(Repo::open(p)?.shared().with_tree_cache().with_delta_cache(DELTA_CACHE)), same)
         }
         None if family == Family::Schema2 => {
             // Local mode keeps the ledger inside the science repository; a paired receipt names
@@ -348,12 +348,12 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
                     opts.audit.display()
                 )));
             }
-            (Some(audit.shared().with_tree_cache()), true)
+            (Some(audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE)), true)
         }
         None => (None, false),
     };
     Ok(Ledger {
-        audit: audit.shared().with_tree_cache(),
+        audit: audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE),
         audit_head,
         family,
         ledger_dir,
@@ -383,8 +383,7 @@ fn decide_family(
     let mut votes: BTreeMap<Family, Vec<&str>> = BTreeMap::new();
     for (dir, files) in dirs.iter().take(DETECTION_READS) {
         if let Some((EntryKind::File | EntryKind::Executable, id)) = files.get("receipt.json")
-            && let Ok(bytes) = audit.record(*id, "receipt.json")
-            && let Some(family) = marker_family(&bytes)
+            && let Some(family) = receipt_marker(audit, *id, opts.cache.as_deref())
         {
             votes.entry(family).or_default().push(dir);
         }
@@ -458,8 +457,40 @@ pub(crate) fn receipt_layouts(opts: &Options) -> Result<Vec<String>, Error> {
 /// own cycle's parse (CV-A002) instead of being refused here.
 const DETECTION_READS: usize = 64;
 
+/// Resolved delta bases kept per repository handle: a few receipts (about 1 MB each at
+/// 10,000 bound files) or many trees.
+const DELTA_CACHE: usize = 16 << 20;
+
 /// The family a receipt's bytes declare by their marker key. A marker is enough to vote: every
 /// receipt is parsed in full during verification.
+/// [`marker_family`] of a committed receipt: a function of its blob id, so kept in the
+/// persistent cache (reading a receipt of 10,000 bound files is a megabyte to inflate, and
+/// detection reads up to 64 of them every run).
+fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache>) -> Option<Family> {
+    let key = [b"receipt-family/".as_slice(), id.as_bytes()].concat();
+    let cached = cache.and_then(|c| c.get(&key)).and_then(|p| match p.as_slice() {
+        b"v1" => Some(Some(Family::V1)),
+        b"schema2" => Some(Some(Family::Schema2)),
+        b"none" => Some(None),
+        _ => None,
+    });
+    if let Some(found) = cached
+        && !cache.is_some_and(crate::cache::Cache::is_auditing)
+    {
+        return found;
+    }
+    // An unreadable blob may be readable after a fetch: only what was read is kept.
+    let bytes = audit.record(id, "receipt.json").ok()?;
+    let family = marker_family(&bytes);
+    if let Some(c) = cache {
+        match cached {
+            Some(was) => c.audit_result(was == family),
+            None => c.put(&key, family.map_or("none", Family::as_str).as_bytes()),
+        }
+    }
+    family
+}
+
 fn marker_family(bytes: &[u8]) -> Option<Family> {
     let has = |key: &[u8]| bytes.windows(key.len()).any(|w| w == key);
     if has(b"\"receipt_schema\"") {
@@ -483,7 +514,12 @@ pub(crate) fn ambiguous(layouts: &[String]) -> String {
 /// Walks the audit history and records, for every file under the ledger directory, the commit
 /// that added it; any later modification or deletion is a violation (append-only JSON Lines
 /// files may grow but never change what they held).
-pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<History, String> {
+pub(crate) fn history(
+    repo: &Repo,
+    head: ObjectId,
+    ledger_dir: &str,
+    cache: Option<&crate::cache::Cache>,
+) -> Result<History, String> {
     repo.require_full_history().map_err(|e| e.to_string())?;
     let commits = repo.history(head).map_err(|e| e.to_string())?;
     let mut h = History {
@@ -509,14 +545,20 @@ pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<H
         Ok(s)
     };
     let trees: HashMap<ObjectId, ObjectId> = commits.iter().map(|c| (c.id, c.tree)).collect();
-    for (pos, c) in commits.iter().enumerate() {
-        h.position.insert(c.id, pos);
+    // Diffed newest first: git stores each version of the ledger's trees as a delta of the
+    // next one, so with the delta cache every tree read costs one delta, not a whole chain.
+    let mut changes = vec![Vec::new(); commits.len()];
+    for (pos, c) in commits.iter().enumerate().rev() {
         let new = sub(repo, c.tree, &mut subtree_of)?;
         let old = match c.parents.first().and_then(|p| trees.get(p)) {
             Some(t) => sub(repo, *t, &mut subtree_of)?,
             None => None,
         };
-        for ch in repo.diff(old, new).map_err(|e| e.to_string())? {
+        changes[pos] = diff_cached(repo, old, new, cache)?;
+    }
+    for ((pos, c), changed) in commits.iter().enumerate().zip(changes) {
+        h.position.insert(c.id, pos);
+        for ch in changed {
             let path = format!("{ledger_dir}/{}", git::display_path(ch.path.as_bstr()));
             match (&ch.new, h.added.get(&path)) {
                 (Some((_, id)), None) => {
@@ -539,6 +581,59 @@ pub(crate) fn history(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<H
         }
     }
     Ok(h)
+}
+
+/// `repo.diff(old, new)`, kept in the persistent cache: the changes between two trees are a
+/// function of their ids, and a ledger's history is thousands of such pairs, each a tree of
+/// every cycle directory to decode twice.
+fn diff_cached(
+    repo: &Repo,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    cache: Option<&crate::cache::Cache>,
+) -> Result<Vec<git::Change>, String> {
+    let id = |t: Option<ObjectId>| t.map(|i| i.to_string()).unwrap_or_default();
+    let key = format!("tree-diff/{}..{}", id(old), id(new)).into_bytes();
+    let cached = cache.and_then(|c| c.get(&key)).and_then(|p| decode_changes(&p));
+    if let Some(found) = &cached
+        && !cache.is_some_and(crate::cache::Cache::is_auditing)
+    {
+        return Ok(found.clone());
+    }
+    let changes = repo.diff(old, new).map_err(|e| e.to_string())?;
+    if let Some(c) = cache {
+        match cached {
+            Some(was) => c.audit_result(was == changes),
+            None => c.put(&key, &encode_changes(&changes)),
+        }
+    }
+    Ok(changes)
+}
+
+type Side = Option<(String, String)>;
+
+fn encode_changes(changes: &[git::Change]) -> Vec<u8> {
+    let side = |s: &Option<(EntryKind, ObjectId)>| -> Side { s.map(|(k, i)| (format!("{k:?}"), i.to_string())) };
+    let rows: Vec<(&[u8], Side, Side)> =
+        changes.iter().map(|c| (c.path.as_slice(), side(&c.old), side(&c.new))).collect();
+    serde_json::to_vec(&rows).unwrap_or_default()
+}
+
+fn decode_changes(bytes: &[u8]) -> Option<Vec<git::Change>> {
+    let rows: Vec<(Vec<u8>, Side, Side)> = serde_json::from_slice(bytes).ok()?;
+    let side = |s: Side| -> Option<Option<(EntryKind, ObjectId)>> {
+        let Some((k, i)) = s else { return Some(None) };
+        let kind = match k.as_str() {
+            "File" => EntryKind::File,
+            "Executable" => EntryKind::Executable,
+            "Symlink" => EntryKind::Symlink,
+            "Submodule" => EntryKind::Submodule,
+            "Tree" => EntryKind::Tree,
+            _ => return None,
+        };
+        Some(Some((kind, ObjectId::from_hex(i.as_bytes()).ok()?)))
+    };
+    rows.into_iter().map(|(p, o, n)| Some(git::Change { path: p.into(), old: side(o)?, new: side(n)? })).collect()
 }
 
 /// The versions of `controller/state.json` along the audit history, oldest first; a version is

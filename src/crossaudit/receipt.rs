@@ -7,7 +7,7 @@ use crate::json::{self, Value};
 use crate::manifest::Digest;
 
 /// Receipt family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Family {
     /// v1 reference: flat, identity = SHA-256 of the file bytes.
     V1,
@@ -27,7 +27,7 @@ impl Family {
 }
 
 /// The `isolation` block of a schema-2 receipt.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Isolation {
     /// Dimension → asserted (`parametric`, `contextual`, `permissive`).
     pub dims: BTreeMap<String, bool>,
@@ -36,7 +36,7 @@ pub struct Isolation {
 }
 
 /// A parsed receipt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Receipt {
     /// Family.
     pub family: Family,

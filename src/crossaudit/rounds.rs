@@ -12,7 +12,7 @@ use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 
 /// What a receipt's deterministic layer ran on and what it found.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct DclRun {
     /// Digest of everything that determines the layer's output; `None` when the receipt does
     /// not bind all of it.

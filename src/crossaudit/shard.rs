@@ -2,8 +2,7 @@
 //!
 //! What costs is CV-A702: inflating and hashing every bound blob. A shard (`--shard K/N`) runs
 //! it only for its own cycles — cycle `i` (0-based, ledger order) belongs to shard
-//! `i mod N + 1` — and records the results and binding failures it produced, with the blobs it
-//! digested. Everything else (parsing, the other per-cycle checks, the ledger-level replay) is
+//! `i mod N + 1` — and records the results and binding failures it produced. Everything else (parsing, the other per-cycle checks, the ledger-level replay) is
 //! cheap and runs in every shard, so each shard report is a report on its own: its cycles in
 //! full, the others' CV-A702 `untested` with the shard that has it.
 //!
@@ -19,7 +18,6 @@ use serde_json::{Value, json};
 
 use super::checks::MANIFEST_MATCHES;
 use super::load::{DialectChoice, Error, Ledger, Options};
-use crate::manifest::{BlobHashes, HashStats};
 use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome, Report, merge};
 
@@ -63,7 +61,7 @@ struct Recorded {
 #[derive(Debug)]
 enum Mode {
     Own(Shard),
-    Replay { records: BTreeMap<String, Recorded>, blobs: BTreeMap<String, u64> },
+    Replay { records: BTreeMap<String, Recorded> },
 }
 
 /// How a run treats CV-A702 per cycle: a shard's own part, or the shards' records (`merge`).
@@ -72,12 +70,11 @@ pub struct Plan {
     mode: Mode,
     owners: OnceLock<HashMap<String, u32>>,
     recorded: Mutex<BTreeMap<String, Recorded>>,
-    digested: Mutex<Vec<(crate::git::ObjectId, u64)>>,
 }
 
 impl Plan {
     fn new(mode: Mode) -> Self {
-        Plan { mode, owners: OnceLock::new(), recorded: Mutex::default(), digested: Mutex::default() }
+        Plan { mode, owners: OnceLock::new(), recorded: Mutex::default() }
     }
 
     /// Assigns the cycles of `ledger` (crawl, once the ledger is loaded).
@@ -88,21 +85,6 @@ impl Plan {
         } else {
             let _ = self.owners.set(HashMap::new());
         }
-    }
-
-    /// The run's hash figures: a shard's own (and it keeps the list for its section); a merge's
-    /// are the union of the shards' blobs and any it hashed itself.
-    pub(super) fn hash_stats(&self, hashes: &BlobHashes) -> HashStats {
-        let own = hashes.digested();
-        let mut stats = hashes.stats();
-        if let Mode::Replay { blobs, .. } = &self.mode {
-            let mut all = blobs.clone();
-            all.extend(own.iter().map(|(id, n)| (id.to_string(), *n)));
-            stats.blobs_hashed = all.len() as u64;
-            stats.bytes_hashed = all.values().sum();
-        }
-        *self.digested.lock().expect("never poisoned: nothing panics while holding it") = own;
-        stats
     }
 
     fn record(&self, subject: &str, rec: Recorded) {
@@ -166,7 +148,6 @@ pub fn ledger_shard(opts: &Options, shard: Shard, ctx: Ctx<'_>) -> Result<Report
         ));
     }
     let recorded = std::mem::take(&mut *plan.recorded.lock().expect("never poisoned"));
-    let digested = std::mem::take(&mut *plan.digested.lock().expect("never poisoned"));
     report.input(merge::INPUT, format!("{}/{}", shard.index, shard.of));
     report.section(
         merge::SECTION,
@@ -174,7 +155,6 @@ pub fn ledger_shard(opts: &Options, shard: Shard, ctx: Ctx<'_>) -> Result<Report
             "index": shard.index,
             "of": shard.of,
             "manifestChecks": serde_json::to_value(recorded).expect("records serialise"),
-            "blobs": digested.iter().map(|(id, n)| (id.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         }),
     );
     Ok(report)
@@ -206,18 +186,14 @@ pub fn merge(shards: &merge::Shards, ctx: Ctx<'_>) -> Result<Report, Error> {
     // allowed-signers file they would come out inapplicable and hide a bad signature.
     o.allowed_signers = text("allowedSigners").map(Into::into);
     let mut records = BTreeMap::new();
-    let mut blobs = BTreeMap::new();
     for (i, part) in shards.parts.iter().enumerate() {
         let bad = |what: &str| usage(format!("shard {}: its {what} do not read", i + 1));
         let recs: BTreeMap<String, Recorded> =
             serde_json::from_value(part.get("manifestChecks").cloned().unwrap_or(Value::Null))
                 .map_err(|_| bad("manifest checks"))?;
-        let bl: BTreeMap<String, u64> =
-            serde_json::from_value(part.get("blobs").cloned().unwrap_or(Value::Null)).map_err(|_| bad("blobs"))?;
         records.extend(recs);
-        blobs.extend(bl);
     }
-    o.shard = Some(Arc::new(Plan::new(Mode::Replay { records, blobs })));
+    o.shard = Some(Arc::new(Plan::new(Mode::Replay { records })));
     let report = super::ledger(&o, ctx)?;
     let head = |inputs: &BTreeMap<String, Value>| inputs.get("auditHead").and_then(Value::as_str).map(str::to_owned);
     if head(&report.inputs) != head(&shards.inputs) {

@@ -23,7 +23,7 @@ impl Rule {
 }
 
 /// What the records say went into synthesis.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Inputs {
     /// An earlier round of the cycle escalated (the R2b/product escalation lock).
     pub lock: bool,

@@ -22,7 +22,7 @@ use crate::report::{CheckResult, Outcome};
 
 /// What a cycle's verification found, beyond its results: the facts the cross-cycle replay
 /// and the tables need.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CycleFacts {
     pub verdict: Option<String>,
     pub integrity: Option<String>,

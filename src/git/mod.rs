@@ -182,9 +182,19 @@ pub struct SharedRepo {
     path: PathBuf,
     shallow: Option<Vec<ObjectId>>,
     trees: Option<TreeCache>,
+    delta_cache: Option<usize>,
 }
 
 impl SharedRepo {
+    /// Handles that keep up to `bytes` of resolved delta bases each. A ledger stores every
+    /// version of its receipts and trees as a delta of the next; read newest first, each read
+    /// then applies one delta to a cached base instead of replaying the whole chain.
+    #[must_use]
+    pub fn with_delta_cache(mut self, bytes: usize) -> Self {
+        self.delta_cache = Some(bytes);
+        self
+    }
+
     /// The same repository with a tree cache shared by all its handles. Memory grows with the
     /// number of distinct trees read, so only runs over many commits (ledgers) want it; a
     /// single manifest does not.
@@ -200,6 +210,9 @@ impl SharedRepo {
     pub fn local(&self) -> Repo {
         let mut inner = self.inner.to_thread_local();
         inner.object_cache_size(0);
+        if let Some(bytes) = self.delta_cache {
+            inner.objects.set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
+        }
         Repo { inner, path: self.path.clone(), shallow: self.shallow.clone(), trees: self.trees.clone() }
     }
 }
@@ -256,7 +269,17 @@ impl Repo {
             path: self.path.clone(),
             shallow: self.shallow.clone(),
             trees: self.trees.clone(),
+            delta_cache: None,
         }
+    }
+
+    /// This handle, keeping up to `bytes` of resolved delta bases ([`SharedRepo::with_delta_cache`]).
+    #[must_use]
+    pub fn with_delta_cache(mut self, bytes: usize) -> Self {
+        self.inner
+            .objects
+            .set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
+        self
     }
 
     /// The grafted boundary commits when this is a shallow clone.

@@ -20,7 +20,7 @@ use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::progress::{Ctx, Interrupted};
 
 /// A SHA-256 digest.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Digest(pub [u8; 32]);
 
 impl Digest {
@@ -262,25 +262,6 @@ impl BlobHashes {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
         hit
-    }
-
-    /// Every blob digested so far (hashed, or taken from the persistent cache) with its size,
-    /// sorted by id: what a shard hands to `merge`, whose figures are the union over shards.
-    #[must_use]
-    #[allow(clippy::iter_over_hash_type, reason = "the list is sorted before it leaves")]
-    pub fn digested(&self) -> Vec<(ObjectId, u64)> {
-        let mut out: Vec<(ObjectId, u64)> = self
-            .shards
-            .iter()
-            .flat_map(|s| {
-                let s = s.lock().expect("hash cache lock is never poisoned: nothing panics while holding it");
-                s.iter()
-                    .filter_map(|(id, c)| c.get().and_then(|r| r.as_ref().ok()).map(|(_, n)| (*id, *n)))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        out.sort_unstable();
-        out
     }
 
     /// Counters so far.

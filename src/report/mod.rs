@@ -486,6 +486,11 @@ pub struct Report {
     /// records are genuine); set by a protocol whose records carry decisions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_outcome: Option<AuditOutcome>,
+    /// What this run did to reach the report (blobs hashed, bytes, cache entries used), shown
+    /// beside it and never in it: a cache changes these figures and nothing else, so they
+    /// cannot be part of bytes that must not depend on one.
+    #[serde(skip)]
+    pub work: BTreeMap<String, u64>,
 }
 
 impl Report {
@@ -507,6 +512,7 @@ impl Report {
             checks: BTreeMap::new(),
             hints: Hints::default(),
             audit_outcome: None,
+            work: BTreeMap::new(),
         }
     }
 

@@ -85,6 +85,9 @@ pub(crate) fn ledger(
         None => crossaudit::ledger(&o, ctx)?,
     };
     finish(o.cache.as_deref(), quiet);
+    if let (Some(n), Some(b)) = (report.work.get("blobsHashed"), report.work.get("bytesHashed")) {
+        note(quiet, &format!("work: {n} blobs hashed ({b} bytes)"));
+    }
     Ok(report)
 }
 
@@ -146,6 +149,14 @@ pub(crate) fn batch(list: &Path, out: &Path, cache: &CacheArgs, quiet: bool, ctx
     Ok(crossaudit::batch::exit_code(codes))
 }
 
+fn kind_name(kind: &str) -> &str {
+    match kind {
+        "cycle" => "receipts",
+        "blob-sha256" => "blob digests",
+        other => other,
+    }
+}
+
 /// Writes the run's new entries and says what the cache did.
 pub(crate) fn finish(cache: Option<&Cache>, quiet: bool) {
     let Some(c) = cache else { return };
@@ -158,9 +169,14 @@ pub(crate) fn finish(cache: Option<&Cache>, quiet: bool) {
         "cache: {} hits, {} misses, {} dropped (failed authentication), {} stale (another version), {} written",
         s.hits, s.misses, s.dropped, s.stale, s.written
     );
+    let kinds: Vec<String> =
+        s.by_kind.iter().map(|(k, n)| format!("{}: {} hits, {} misses", kind_name(k), n.hits, n.misses)).collect();
+    if !kinds.is_empty() {
+        line.push_str(&format!(" ({})", kinds.join("; ")));
+    }
     if c.is_auditing() {
         line.push_str(&format!(
-            "; audit: {} of {} cached digests disagreed with the blobs",
+            "; audit: {} of {} cached entries disagreed with what this run computed",
             s.audit_mismatches, s.hits
         ));
     }
