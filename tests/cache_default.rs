@@ -166,6 +166,9 @@ fn no_cache_and_crossverify_no_cache_write_nothing() {
     assert!(h.db().is_file(), "CROSSVERIFY_NO_CACHE=0 leaves the cache on");
 }
 
+/// What is wrong, the environment that makes it so, and what the one line says.
+type Case<'a> = (&'a str, Vec<(&'a str, PathBuf)>, &'a str);
+
 #[test]
 fn a_default_cache_that_cannot_be_used_costs_one_line_and_nothing_else() {
     let h = Home::new("s2-manifest-digest");
@@ -173,7 +176,7 @@ fn a_default_cache_that_cannot_be_used_costs_one_line_and_nothing_else() {
     assert_eq!(plain.status.code(), Some(1), "the tampered fixture fails: {}", stderr(&plain));
     let file = h.tmp.path().join("a-file");
     std::fs::write(&file, "not a directory\n").expect("file");
-    let cases: Vec<(&str, Vec<(&str, PathBuf)>, &str)> = vec![
+    let cases: [Case; 4] = [
         ("XDG_CACHE_HOME is a file", vec![("XDG_CACHE_HOME", file.clone())], "not used"),
         ("CROSSVERIFY_CACHE_DIR is under a file", vec![("CROSSVERIFY_CACHE_DIR", file.join("c"))], "not used"),
         ("XDG_STATE_HOME is a file", vec![("XDG_STATE_HOME", file.clone())], "not used"),
@@ -198,6 +201,19 @@ fn a_default_cache_that_cannot_be_used_costs_one_line_and_nothing_else() {
     }
     assert!(!h.key_file().exists(), "no key is made for a cache that cannot be written");
     read_only(&h, &plain);
+    // No HOME and no XDG_CACHE_HOME: no directory at all.
+    let o = support::crossverify()
+        .env_remove("HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .args(["ledger", "--audit", path(&h.ledger.join("audit")), "--science", path(&h.ledger.join("science"))])
+        .args(["--format", "json"])
+        .output()
+        .expect("run crossverify");
+    same_report(&plain, &o);
+    assert_eq!(
+        stderr(&o),
+        "crossverify: cache not used: no directory (set CROSSVERIFY_CACHE_DIR, XDG_CACHE_HOME or HOME)\n"
+    );
 }
 
 /// A read-only cache home (skipped where permissions do not bind, as for root).
@@ -208,7 +224,9 @@ fn read_only(h: &Home, plain: &Output) {
     std::fs::create_dir_all(&ro).expect("dir");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o500)).expect("chmod");
     if std::fs::write(ro.join("probe"), b"").is_ok() {
-        eprintln!("SKIPPED read-only cache home: this user can write a 0500 directory (root)");
+        use std::io::Write as _;
+        let _ =
+            writeln!(std::io::stderr(), "SKIPPED: read-only cache home: this user can write a 0500 directory (root)");
         return;
     }
     let o = h.ledger(&[], &[("XDG_CACHE_HOME", &ro)]);

@@ -249,3 +249,48 @@ fn note(quiet: bool, line: &str) {
         let _ = writeln!(std::io::stderr().lock(), "crossverify: {line}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(cache: Option<Option<&str>>, no_cache: bool, cache_audit: bool) -> CacheArgs {
+        CacheArgs { cache: cache.map(|c| c.map(PathBuf::from)), no_cache, cache_audit }
+    }
+
+    fn env(dir: Option<&str>, off: bool, default: Option<&str>) -> Env {
+        Env { dir: dir.map(PathBuf::from), off, default: default.map(PathBuf::from) }
+    }
+
+    fn chosen(a: &CacheArgs, e: &Env) -> Option<(String, Origin)> {
+        a.choose(e).expect("a directory").map(|(d, o)| (d.display().to_string(), o))
+    }
+
+    #[test]
+    fn the_directory_comes_from_the_flag_the_environment_then_the_platform() {
+        let (none, named, alone, audit) = (
+            flags(None, false, false),
+            flags(Some(Some("/f")), false, false),
+            flags(Some(None), false, false),
+            flags(None, false, true),
+        );
+        let amb = |d: &str| Some((d.to_owned(), Origin::Ambient));
+        assert_eq!(chosen(&none, &env(None, false, Some("/x"))), amb("/x"));
+        assert_eq!(chosen(&none, &env(Some("/e"), false, Some("/x"))), amb("/e"));
+        assert_eq!(chosen(&named, &env(Some("/e"), true, Some("/x"))), Some(("/f".to_owned(), Origin::Named)));
+        assert_eq!(chosen(&flags(None, true, false), &env(Some("/e"), false, Some("/x"))), None);
+        // CROSSVERIFY_NO_CACHE turns off what the command line did not ask for.
+        assert_eq!(chosen(&none, &env(Some("/e"), true, Some("/x"))), None);
+        assert_eq!(chosen(&alone, &env(None, true, Some("/x"))), amb("/x"));
+        assert_eq!(chosen(&audit, &env(Some("/e"), true, Some("/x"))), amb("/e"));
+        assert!(none.choose(&env(None, false, None)).is_err_and(|e| e.contains("no directory")));
+    }
+
+    #[test]
+    fn only_a_cache_asked_for_reports_its_figures_every_run() {
+        assert!(!flags(None, false, false).asked(&env(None, false, Some("/x"))));
+        assert!(flags(None, false, false).asked(&env(Some("/e"), false, None)));
+        assert!(flags(Some(None), false, false).asked(&env(None, false, None)));
+        assert!(flags(None, false, true).asked(&env(None, false, None)));
+    }
+}
