@@ -216,17 +216,27 @@ fn a_default_cache_that_cannot_be_used_costs_one_line_and_nothing_else() {
     );
 }
 
-/// A read-only cache home (skipped where permissions do not bind, as for root).
+/// A read-only cache home: a 0500 directory (skipped where permissions do not bind: root, or
+/// a process with CAP_DAC_OVERRIDE, as in some containers), and on Linux `/sys`, where not even
+/// root may make a directory.
 #[cfg(unix)]
 fn read_only(h: &Home, plain: &Output) {
     use std::os::unix::fs::PermissionsExt as _;
+    if cfg!(target_os = "linux") {
+        let o = h.ledger(&[], &[("XDG_CACHE_HOME", Path::new("/sys"))]);
+        same_report(plain, &o);
+        let err = stderr(&o);
+        assert!(err.lines().count() == 1 && err.starts_with("crossverify: cache /sys/crossverify not used"), "{err}");
+    }
     let ro = h.tmp.path().join("read-only");
     std::fs::create_dir_all(&ro).expect("dir");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o500)).expect("chmod");
     if std::fs::write(ro.join("probe"), b"").is_ok() {
         use std::io::Write as _;
-        let _ =
-            writeln!(std::io::stderr(), "SKIPPED: read-only cache home: this user can write a 0500 directory (root)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: a 0500 cache home: this process may write into it (root or CAP_DAC_OVERRIDE)"
+        );
         return;
     }
     let o = h.ledger(&[], &[("XDG_CACHE_HOME", &ro)]);
