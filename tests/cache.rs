@@ -2,6 +2,8 @@
 //! poisoned, damaged, foreign or concurrently written cache is dropped or survived, never
 //! trusted.
 
+#[path = "support/cache.rs"]
+mod cache_lines;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -10,7 +12,6 @@ use std::process::Output;
 use crossverify::cache::{self, Cache, Key};
 
 const SECRET: &str = "crossverify-test-cache-secret";
-const TABLE: redb::TableDefinition<'_, &[u8], &[u8]> = redb::TableDefinition::new("entries");
 
 struct Ledger {
     _tmp: tempfile::TempDir,
@@ -51,14 +52,7 @@ fn stderr(o: &Output) -> String {
 
 /// The figure before `word` in the cache's stderr line.
 fn figure(o: &Output, word: &str) -> u64 {
-    let s = stderr(o);
-    let line = s
-        .lines()
-        .find(|l| l.starts_with("crossverify: cache: ") && l.contains(" hits"))
-        .unwrap_or_else(|| panic!("no cache line in {s}"));
-    let words: Vec<&str> = line.split([' ', ',', ';']).filter(|w| !w.is_empty()).collect();
-    let at = words.iter().position(|w| *w == word).unwrap_or_else(|| panic!("no {word} in {line}"));
-    words[at - 1].parse().unwrap_or_else(|_| panic!("no figure before {word} in {line}"))
+    cache_lines::figure(&stderr(o), word)
 }
 
 fn same_report(a: &Output, b: &Output) {
@@ -68,27 +62,7 @@ fn same_report(a: &Output, b: &Output) {
 
 /// Rewrites every entry of the cache's database with `f(table key, stored bytes)`.
 fn rewrite(cache_dir: &Path, f: impl Fn(&[u8], &[u8]) -> Vec<u8>) -> usize {
-    let db = redb::Database::create(cache_dir.join(cache::FILE)).expect("open cache db");
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = {
-        let tx = redb::ReadableDatabase::begin_read(&db).expect("read tx");
-        let t = tx.open_table(TABLE).expect("table");
-        redb::ReadableTable::iter(&t)
-            .expect("iter")
-            .map(|r| {
-                let (k, v) = r.expect("row");
-                (k.value().to_vec(), v.value().to_vec())
-            })
-            .collect()
-    };
-    let tx = db.begin_write().expect("write tx");
-    {
-        let mut t = tx.open_table(TABLE).expect("table");
-        for (k, v) in &rows {
-            t.insert(k.as_slice(), f(k, v).as_slice()).expect("insert");
-        }
-    }
-    tx.commit().expect("commit");
-    rows.len()
+    cache_lines::edit_rows(&cache_dir.join(cache::FILE), |k, v| Some(f(k, v)))
 }
 
 /// A payload claiming that every blob hashes to zeros (the tampered receipt's claim) and has

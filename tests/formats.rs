@@ -231,6 +231,7 @@ fn table_output_is_coloured_on_a_terminal_unless_no_color() {
     let cmd = format!("{} manifest {} HEAD 2>/dev/null", env!("CARGO_BIN_EXE_crossverify"), repo.display());
     let run = |no_color: Option<&str>| {
         let mut c = std::process::Command::new(script);
+        support::isolate(&mut c);
         c.args(["-qec", &cmd, "/dev/null"]).env("TERM", "xterm-256color").env_remove("NO_COLOR");
         if let Some(v) = no_color {
             c.env("NO_COLOR", v);

@@ -4,6 +4,7 @@
 
 #[path = "support/sample.rs"]
 mod sample;
+mod support;
 #[path = "support/tools.rs"]
 mod tools;
 
@@ -114,7 +115,7 @@ fn the_demo_report_renders_offline_and_loads_nothing() {
     let Some(chromium) = tools::require("chromium", tools::chromium()) else { return };
     let dir = tools::artifacts();
     let page = dir.join("demo.html");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crossverify"))
+    let out = support::crossverify()
         .args(["demo", "--quiet", "--output"])
         .arg(format!("html={}", page.display()))
         .args(["--format", "json"])
@@ -231,7 +232,7 @@ fn ledgers_of_3_and_1000_cycles_fit_1280_pixels() {
     for cycles in [3, 1000] {
         let ledger = synthetic_ledger(cycles);
         let page = dir.join(format!("ledger-{cycles}-cycles.html"));
-        let out = Command::new(env!("CARGO_BIN_EXE_crossverify"))
+        let out = support::crossverify()
             .args(["ledger", "--quiet", "--audit"])
             .arg(ledger.join("audit"))
             .arg("--science")

@@ -253,6 +253,9 @@ fn quick_start_3_the_ci_gate_on_its_first_run() {
     // `${{ github.repository }}` spans three words once split: join it back first.
     let gate = gate.replace("${{ github.repository }}", "${{github.repository}}");
     subst.insert("${{github.repository}}", expected["expect_repo"].as_str().expect("repo").to_owned());
+    // The shell's tilde expansion, into the test's own home.
+    let home = tmp.path().join("home");
+    subst.insert("~", home.to_str().expect("utf-8 temp path").to_owned());
     let out = run(&gate, &root, &subst);
     // The product's replayed PASS has integrity NON_EVIDENTIAL_PROVIDER: not admissible, so
     // the gate closes (exit 1), with every report written and the first run said so.
@@ -263,7 +266,7 @@ fn quick_start_3_the_ci_gate_on_its_first_run() {
     for f in ["crossverify.sarif", "crossverify.json", "crossverify.xml"] {
         assert!(root.join(f).is_file(), "{f} written");
     }
-    assert!(tmp.path().join("xdg-cache/crossverify").is_dir(), "`--cache` alone uses the platform cache directory");
+    assert!(home.join(".cache/crossverify/cache.redb").is_file(), "`--cache DIR` keeps the cache where it says");
     let r = json(&root.join("crossverify.json"));
     assert_eq!(r["admission"]["ready"], false);
     assert!(r["admission"]["reason"].as_str().expect("reason").contains("NON_EVIDENTIAL_PROVIDER"));

@@ -2,6 +2,11 @@
 //! unsharded run, for any N and any order; shards are deterministic; `merge` refuses a set
 //! that is incomplete or a ledger that moved; `batch` writes one line per ledger and resumes.
 
+#[cfg(feature = "sigstore")]
+#[path = "sigstore/mint.rs"]
+mod mint;
+#[path = "sigstore/ledger.rs"]
+mod sigstore_ledger;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -21,11 +26,16 @@ fn stderr(o: &Output) -> String {
 }
 
 fn shards(dir: &Path, out: &Path, n: u32) -> Vec<PathBuf> {
+    shards_of(&ledger_args(dir), out, "shard", n)
+}
+
+/// The N shard reports of `ledger ARGS`, written to `out/NAME-K-of-N.json`.
+fn shards_of(args: &[String], out: &Path, name: &str, n: u32) -> Vec<PathBuf> {
     (1..=n)
         .map(|k| {
-            let o = run(&ledger_args(dir), &["--shard", &format!("{k}/{n}")]);
+            let o = run(args, &["--shard", &format!("{k}/{n}")]);
             assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "shard {k}/{n}: {}", stderr(&o));
-            let path = out.join(format!("shard-{k}-of-{n}.json"));
+            let path = out.join(format!("{name}-{k}-of-{n}.json"));
             std::fs::write(&path, &o.stdout).expect("write shard report");
             path
         })
@@ -63,17 +73,76 @@ fn merged_shards_keep_the_signature_checks() {
     args.extend(["--allowed-signers".into(), dir.join("allowed_signers").to_str().expect("utf-8").to_owned()]);
     let whole = run(&args, &[]);
     assert_eq!(whole.status.code(), Some(1), "{}", stderr(&whole));
-    let files: Vec<PathBuf> = (1..=2)
-        .map(|k| {
-            let o = run(&args, &["--shard", &format!("{k}/2")]);
-            let path = tmp.path().join(format!("signed-shard-{k}.json"));
-            std::fs::write(&path, &o.stdout).expect("write shard report");
-            path
-        })
-        .collect();
+    let files = shards_of(&args, tmp.path(), "signed-shard", 2);
     let merged = merge(&files);
     assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
     assert!(merged.stdout == whole.stdout, "merging signed shards differs from one run");
+}
+
+#[cfg(feature = "sigstore")]
+use mint::{IDENTITY, ISSUER};
+/// Any identity will do where the bundle is never read; these are the minter's.
+#[cfg(not(feature = "sigstore"))]
+const IDENTITY: &str = "receipts@crossverify.invalid";
+#[cfg(not(feature = "sigstore"))]
+const ISSUER: &str = "https://issuer.crossverify.invalid";
+
+/// `v1-genuine` with its round-2 receipt wrapped in a Sigstore bundle, and a trusted root
+/// file: minted and valid with the `sigstore` feature; without it the real npm bundle and the
+/// public-good root, which that build never reads.
+#[cfg(feature = "sigstore")]
+fn sigstore_ledger_and_root(tmp: &Path) -> (PathBuf, PathBuf) {
+    let world = mint::World::new();
+    let leaf = mint::Leaf { identity: IDENTITY, issuer: ISSUER };
+    let dir = sigstore_ledger::wrapped_ledger(tmp, |receipt| {
+        serde_json::to_vec_pretty(&world.bundle(receipt, &leaf)).expect("bundle JSON")
+    });
+    let root = tmp.join("trusted_root.json");
+    std::fs::write(&root, serde_json::to_vec_pretty(&world.trusted_root()).expect("root JSON")).expect("write root");
+    (dir, root)
+}
+
+#[cfg(not(feature = "sigstore"))]
+fn sigstore_ledger_and_root(tmp: &Path) -> (PathBuf, PathBuf) {
+    let real = support::root().join("test-vectors/sigstore/real");
+    let bundle = std::fs::read(real.join("npm_slsa_bundle_v03.json")).expect("bundle");
+    (sigstore_ledger::wrapped_ledger(tmp, |_| bundle), real.join("sigstore_trusted_root.json"))
+}
+
+/// The shards' Sigstore options are inputs of their reports and reach the merge: the merged
+/// report is one run's, byte for byte. With the `sigstore` feature the seven CV-T2xx pass in
+/// both (without the options the merge would say cantTell); without it they are untested in
+/// both and what is compared is the options' round trip through the inputs.
+#[test]
+fn merged_shards_keep_the_sigstore_options() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (dir, root) = sigstore_ledger_and_root(tmp.path());
+    let mut args = ledger_args(&dir);
+    let root_arg = root.to_str().expect("utf-8").to_owned();
+    args.extend(["--trusted-root".into(), root_arg.clone()]);
+    args.extend(["--certificate-identity".into(), IDENTITY.into(), "--certificate-oidc-issuer".into(), ISSUER.into()]);
+    let whole = run(&args, &[]);
+    let want = if cfg!(feature = "sigstore") { 0 } else { 3 };
+    assert_eq!(whole.status.code(), Some(want), "{}", stderr(&whole));
+    let report: serde_json::Value = serde_json::from_slice(&whole.stdout).expect("report JSON");
+    let inputs = &report["inputs"];
+    assert_eq!(
+        (&inputs["trustedRoot"], &inputs["certificateIdentity"], &inputs["certificateOidcIssuer"]),
+        (&root_arg.clone().into(), &IDENTITY.into(), &ISSUER.into()),
+        "{inputs}"
+    );
+    let t2: Vec<&serde_json::Value> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["code"].as_str().is_some_and(|c| c.starts_with("CV-T2")))
+        .collect();
+    let outcome = if cfg!(feature = "sigstore") { "passed" } else { "untested" };
+    assert!(t2.len() == 7 && t2.iter().all(|r| r["outcome"] == outcome), "{t2:?}");
+    let files = shards_of(&args, tmp.path(), "sigstore-shard", 2);
+    let merged = merge(&files);
+    assert_eq!(merged.status.code(), Some(want), "{}", stderr(&merged));
+    assert!(merged.stdout == whole.stdout, "merging shards with Sigstore options differs from one run");
 }
 
 #[test]

@@ -112,6 +112,16 @@ fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
     if let Some(p) = &opts.allowed_signers {
         report.input("allowedSigners", p.display().to_string());
     }
+    // Recorded so that `merge` re-runs the Sigstore checks with them (`shard::merge`).
+    if let Some(p) = &opts.sigstore.trusted_root {
+        report.input("trustedRoot", p.display().to_string());
+    }
+    if let Some(s) = &opts.sigstore.identity {
+        report.input("certificateIdentity", s.clone());
+    }
+    if let Some(s) = &opts.sigstore.issuer {
+        report.input("certificateOidcIssuer", s.clone());
+    }
 }
 
 fn stats(report: &mut Report, run: &Run) {

@@ -185,6 +185,12 @@ pub fn merge(shards: &merge::Shards, ctx: Ctx<'_>) -> Result<Report, Error> {
     // The signature checks are re-run, not taken from the shards: without the shards'
     // allowed-signers file they would come out inapplicable and hide a bad signature.
     o.allowed_signers = text("allowedSigners").map(Into::into);
+    // Likewise the Sigstore options: without them every CV-T2xx would come out cantTell.
+    o.sigstore = crate::anchors::sigstore::Options {
+        trusted_root: text("trustedRoot").map(Into::into),
+        identity: text("certificateIdentity").map(str::to_owned),
+        issuer: text("certificateOidcIssuer").map(str::to_owned),
+    };
     let mut records = BTreeMap::new();
     for (i, part) in shards.parts.iter().enumerate() {
         let bad = |what: &str| usage(format!("shard {}: its {what} do not read", i + 1));

@@ -12,11 +12,34 @@ pub fn root() -> PathBuf {
 }
 
 /// The `crossverify` binary under test, with an environment that cannot leak the host's git
-/// configuration or colour settings into results.
+/// configuration or colour settings into results, nor write into the developer's home.
 pub fn crossverify() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_crossverify"));
     c.env("NO_COLOR", "1").env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
+    isolate(&mut c);
     c
+}
+
+/// Points the cache (on by default) and its key file at a home under the target directory,
+/// shared by the tests of this process, and clears the cache variables a developer may have
+/// set; a test that wants them sets them after this.
+pub fn isolate(c: &mut Command) -> &mut Command {
+    let home = test_home();
+    c.env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env_remove("CROSSVERIFY_CACHE_DIR")
+        .env_remove("CROSSVERIFY_CACHE_KEY")
+        .env_remove("CROSSVERIFY_NO_CACHE")
+}
+
+/// `$CARGO_TARGET_TMPDIR/test-home`, created once per process.
+pub fn test_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-home");
+        std::fs::create_dir_all(&home).expect("create the tests' home under the target directory");
+        home
+    })
 }
 
 /// Materialises fixture `name` (a directory or a `.toml` scenario under `ledger-fixtures/`)

@@ -519,7 +519,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let record = consumed.as_deref().map(read_consumed).transpose()?;
             o.consumed = record.as_ref().map(|r| r.ids.clone());
             o.sigstore = sigstore.options();
-            o.cache = cache.open(cli.global.quiet);
+            o.cache = cache.open(cli.global.quiet)?;
             let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
             if let Some(r) = &record {
                 report.input("consumed", r.describe());
@@ -527,7 +527,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                     let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
                 }
             }
-            scale::finish(o.cache.as_deref(), cli.global.quiet);
+            cache.finish(o.cache.as_deref(), cli.global.quiet);
             report
         }
         Command::Stats { path, rev, claims, science, science_rev } => {

@@ -26,14 +26,16 @@ pub(crate) struct LedgerArgs {
 /// The persistent cache's flags.
 #[derive(clap::Args, Debug, Default)]
 pub(crate) struct CacheArgs {
-    /// Keep blob digests between runs in DIR (default with no DIR, or from
-    /// CROSSVERIFY_CACHE_DIR: $XDG_CACHE_HOME/crossverify). Entries are authenticated with
+    /// Keep blob digests between runs in DIR. Without this flag the cache is on, in
+    /// CROSSVERIFY_CACHE_DIR or else $XDG_CACHE_HOME/crossverify; `--cache` alone names that
+    /// directory and prints what the cache did. Entries are authenticated with
     /// CROSSVERIFY_CACHE_KEY or a key file under $XDG_STATE_HOME/crossverify; see docs/scale.md.
     // `Option<Option<_>>`: absent, `--cache` alone, or `--cache DIR` (an empty default value
     // would be refused by the path parser, so `--cache` alone could never be given).
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     cache: Option<Option<PathBuf>>,
-    /// Use no cache, even when CROSSVERIFY_CACHE_DIR is set.
+    /// Use no cache, whatever the environment says (CROSSVERIFY_NO_CACHE=1 does the same
+    /// unless --cache is given).
     #[arg(long, conflicts_with_all = ["cache", "cache_audit"])]
     no_cache: bool,
     /// Recompute every cached digest and compare it with the cache (implies --cache).
@@ -41,35 +43,136 @@ pub(crate) struct CacheArgs {
     cache_audit: bool,
 }
 
+/// The environment variable naming the cache directory.
+const DIR_ENV: &str = "CROSSVERIFY_CACHE_DIR";
+/// The environment variable that turns the cache off (CI steps that must not write).
+const OFF_ENV: &str = "CROSSVERIFY_NO_CACHE";
+
+/// Where the cache directory came from: it decides what a cache that cannot be used does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// `--cache DIR`: the user named it on this command line, so a directory that cannot be
+    /// written stops the run (exit 2) instead of being skipped with a note they might not read.
+    Named,
+    /// `--cache` alone, `--cache-audit`, `CROSSVERIFY_CACHE_DIR` or the platform default.
+    Ambient,
+}
+
+/// The environment, read once per decision (a parameter, so the rule is testable).
+#[derive(Debug, Default)]
+struct Env {
+    dir: Option<PathBuf>,
+    off: bool,
+    default: Option<PathBuf>,
+}
+
+impl Env {
+    fn read() -> Env {
+        let dir = std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let off = std::env::var_os(OFF_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+        Env { dir, off, default: cache::default_dir() }
+    }
+}
+
 impl CacheArgs {
-    /// The cache to use, or `None`; why a requested cache is not used goes to standard error.
-    pub(crate) fn open(&self, quiet: bool) -> Option<Arc<Cache>> {
+    /// Whether the user asked for the cache (flag or `CROSSVERIFY_CACHE_DIR`): then each run
+    /// says what the cache did; the default cache speaks only when something went wrong.
+    fn asked(&self, env: &Env) -> bool {
+        self.cache.is_some() || self.cache_audit || env.dir.is_some()
+    }
+
+    /// The directory to use and where it came from; `Ok(None)`: no cache. `Err`: why the
+    /// default cache has no directory (a note, not an error).
+    fn choose(&self, env: &Env) -> Result<Option<(PathBuf, Origin)>, String> {
         if self.no_cache {
-            return None;
+            return Ok(None);
         }
-        let env = std::env::var_os("CROSSVERIFY_CACHE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-        let requested = self.cache.is_some() || self.cache_audit;
-        let dir = match self.cache.as_ref().and_then(Option::as_ref).filter(|d| !d.as_os_str().is_empty()) {
-            Some(d) => d.clone(),
-            None if requested => match env.or_else(cache::default_dir) {
-                Some(d) => d,
-                None => {
-                    note(quiet, "cache not used: no directory (set CROSSVERIFY_CACHE_DIR, XDG_CACHE_HOME or HOME)");
-                    return None;
-                }
-            },
-            None => env?,
+        if let Some(d) = self.cache.as_ref().and_then(Option::as_ref).filter(|d| !d.as_os_str().is_empty()) {
+            return Ok(Some((d.clone(), Origin::Named)));
+        }
+        // The command line outranks the environment: `CROSSVERIFY_NO_CACHE` turns off only the
+        // cache the user did not ask for on this command line.
+        if env.off && self.cache.is_none() && !self.cache_audit {
+            return Ok(None);
+        }
+        match env.dir.clone().or_else(|| env.default.clone()) {
+            Some(d) => Ok(Some((d, Origin::Ambient))),
+            None => Err("no directory (set CROSSVERIFY_CACHE_DIR, XDG_CACHE_HOME or HOME)".into()),
+        }
+    }
+
+    /// The cache to use, or `None`. A cache that cannot be used is skipped with one line on
+    /// standard error, except a directory named with `--cache DIR` that cannot be written.
+    ///
+    /// # Errors
+    /// `--cache DIR` names a directory that cannot be created or written.
+    pub(crate) fn open(&self, quiet: bool) -> anyhow::Result<Option<Arc<Cache>>> {
+        let (dir, origin) = match self.choose(&Env::read()) {
+            Ok(Some(d)) => d,
+            Ok(None) => return Ok(None),
+            Err(why) => {
+                note(quiet, &format!("cache not used: {why}"));
+                return Ok(None);
+            }
         };
+        let skip = |why: String| {
+            note(quiet, &format!("cache {} not used: {why}", dir.display()));
+            Ok(None)
+        };
+        // The directory is tried before the key, so a cache that cannot be written never
+        // leaves a key file behind.
+        match (writable(&dir), origin) {
+            (Ok(()), _) => {}
+            (Err(why), Origin::Named) => anyhow::bail!("--cache: {why} (--no-cache runs without a cache)"),
+            (Err(why), Origin::Ambient) => return skip(why),
+        }
+        // A missing key is never an error, even for a named directory: CI runs without the
+        // secret (pull requests from forks) go on without the cache, as documented.
         let opened =
             cache::key::find(&dir, cache::key::default_file().as_deref()).and_then(|(key, _)| Cache::open(&dir, key));
         match opened {
-            Ok(c) => Some(Arc::new(if self.cache_audit { c.auditing() } else { c })),
-            Err(why) => {
-                note(quiet, &format!("cache {} not used: {why}", dir.display()));
-                None
-            }
+            Ok(c) => Ok(Some(Arc::new(if self.cache_audit { c.auditing() } else { c }))),
+            Err(why) => skip(why),
         }
     }
+
+    /// Writes the run's new entries and says what the cache did: always when the cache was
+    /// asked for, else only when an entry was dropped or the database had trouble.
+    pub(crate) fn finish(&self, cache: Option<&Cache>, quiet: bool) {
+        let Some(c) = cache else { return };
+        c.flush();
+        let s = c.stats();
+        for n in &s.notes {
+            note(quiet, &format!("cache: {n}"));
+        }
+        let mut line = format!(
+            "cache: {} hits, {} misses, {} dropped (failed authentication), {} stale (another version), {} written",
+            s.hits, s.misses, s.dropped, s.stale, s.written
+        );
+        let kinds: Vec<String> =
+            s.by_kind.iter().map(|(k, n)| format!("{}: {} hits, {} misses", kind_name(k), n.hits, n.misses)).collect();
+        if !kinds.is_empty() {
+            line.push_str(&format!(" ({})", kinds.join("; ")));
+        }
+        if c.is_auditing() {
+            line.push_str(&format!(
+                "; audit: {} of {} cached entries disagreed with what this run computed",
+                s.audit_mismatches, s.hits
+            ));
+        }
+        let worth_saying = self.asked(&Env::read()) || s.dropped > 0 || s.audit_mismatches > 0;
+        // A disagreement is the one cache event that matters even under --quiet: an entry that
+        // passed authentication was wrong (a leaked key, or a bug).
+        note((quiet || !worth_saying) && s.audit_mismatches == 0, &line);
+    }
+}
+
+/// Whether files can be made in `dir` (created if missing): a read-only or misplaced cache
+/// directory is found here, in one line, rather than as a database that "cannot be read".
+fn writable(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir)
+        .and_then(|()| tempfile::Builder::new().prefix(".crossverify-probe-").tempfile_in(dir).map(drop))
+        .map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 /// `crossverify ledger` with the cache and shard flags.
@@ -79,13 +182,15 @@ pub(crate) fn ledger(
     quiet: bool,
     ctx: Ctx<'_>,
 ) -> anyhow::Result<Report> {
-    o.cache = args.cache.open(quiet);
+    o.cache = args.cache.open(quiet)?;
     let report = match args.shard {
         Some(s) => crossaudit::ledger_shard(&o, s, ctx)?,
         None => crossaudit::ledger(&o, ctx)?,
     };
-    finish(o.cache.as_deref(), quiet);
-    if let (Some(n), Some(b)) = (report.work.get("blobsHashed"), report.work.get("bytesHashed")) {
+    args.cache.finish(o.cache.as_deref(), quiet);
+    if args.cache.asked(&Env::read())
+        && let (Some(n), Some(b)) = (report.work.get("blobsHashed"), report.work.get("bytesHashed"))
+    {
         note(quiet, &format!("work: {n} blobs hashed ({b} bytes)"));
     }
     Ok(report)
@@ -112,7 +217,7 @@ fn read_capped(p: &Path, max: u64) -> anyhow::Result<Vec<u8>> {
 
 /// `crossverify batch LIST --output FILE`: one JSON line per ledger, appended as each
 /// finishes; ledgers whose line is already in FILE are skipped.
-pub(crate) fn batch(list: &Path, out: &Path, cache: &CacheArgs, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<u8> {
+pub(crate) fn batch(list: &Path, out: &Path, caching: &CacheArgs, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<u8> {
     let text = std::fs::read_to_string(list).with_context(|| format!("reading batch list {}", list.display()))?;
     let base = list.parent().unwrap_or(Path::new("."));
     let entries = crossaudit::batch::entries(&text, base)?;
@@ -131,7 +236,7 @@ pub(crate) fn batch(list: &Path, out: &Path, cache: &CacheArgs, quiet: bool, ctx
         .with_context(|| format!("opening {}", out.display()))?;
     // A line torn by a killed run is cut off; its ledger is verified again.
     file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
-    let cache = cache.open(quiet);
+    let cache = caching.open(quiet)?;
     let todo: Vec<_> = entries.into_iter().filter(|e| !done.contains(&e.id)).collect();
     note(quiet, &format!("batch: {} ledgers done before, {} to verify", done.len(), todo.len()));
     for mut e in todo {
@@ -145,7 +250,7 @@ pub(crate) fn batch(list: &Path, out: &Path, cache: &CacheArgs, quiet: bool, ctx
             .and_then(|()| file.sync_data())
             .with_context(|| format!("writing {}", out.display()))?;
     }
-    finish(cache.as_deref(), quiet);
+    caching.finish(cache.as_deref(), quiet);
     Ok(crossaudit::batch::exit_code(codes))
 }
 
@@ -157,36 +262,53 @@ fn kind_name(kind: &str) -> &str {
     }
 }
 
-/// Writes the run's new entries and says what the cache did.
-pub(crate) fn finish(cache: Option<&Cache>, quiet: bool) {
-    let Some(c) = cache else { return };
-    c.flush();
-    let s = c.stats();
-    for n in &s.notes {
-        note(quiet, &format!("cache: {n}"));
-    }
-    let mut line = format!(
-        "cache: {} hits, {} misses, {} dropped (failed authentication), {} stale (another version), {} written",
-        s.hits, s.misses, s.dropped, s.stale, s.written
-    );
-    let kinds: Vec<String> =
-        s.by_kind.iter().map(|(k, n)| format!("{}: {} hits, {} misses", kind_name(k), n.hits, n.misses)).collect();
-    if !kinds.is_empty() {
-        line.push_str(&format!(" ({})", kinds.join("; ")));
-    }
-    if c.is_auditing() {
-        line.push_str(&format!(
-            "; audit: {} of {} cached entries disagreed with what this run computed",
-            s.audit_mismatches, s.hits
-        ));
-    }
-    // A disagreement is the one cache event that matters even under --quiet: an entry that
-    // passed authentication was wrong (a leaked key, or a bug).
-    note(quiet && s.audit_mismatches == 0, &line);
-}
-
 fn note(quiet: bool, line: &str) {
     if !quiet {
         let _ = writeln!(std::io::stderr().lock(), "crossverify: {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(cache: Option<Option<&str>>, no_cache: bool, cache_audit: bool) -> CacheArgs {
+        CacheArgs { cache: cache.map(|c| c.map(PathBuf::from)), no_cache, cache_audit }
+    }
+
+    fn env(dir: Option<&str>, off: bool, default: Option<&str>) -> Env {
+        Env { dir: dir.map(PathBuf::from), off, default: default.map(PathBuf::from) }
+    }
+
+    fn chosen(a: &CacheArgs, e: &Env) -> Option<(String, Origin)> {
+        a.choose(e).expect("a directory").map(|(d, o)| (d.display().to_string(), o))
+    }
+
+    #[test]
+    fn the_directory_comes_from_the_flag_the_environment_then_the_platform() {
+        let (none, named, alone, audit) = (
+            flags(None, false, false),
+            flags(Some(Some("/f")), false, false),
+            flags(Some(None), false, false),
+            flags(None, false, true),
+        );
+        let amb = |d: &str| Some((d.to_owned(), Origin::Ambient));
+        assert_eq!(chosen(&none, &env(None, false, Some("/x"))), amb("/x"));
+        assert_eq!(chosen(&none, &env(Some("/e"), false, Some("/x"))), amb("/e"));
+        assert_eq!(chosen(&named, &env(Some("/e"), true, Some("/x"))), Some(("/f".to_owned(), Origin::Named)));
+        assert_eq!(chosen(&flags(None, true, false), &env(Some("/e"), false, Some("/x"))), None);
+        // CROSSVERIFY_NO_CACHE turns off what the command line did not ask for.
+        assert_eq!(chosen(&none, &env(Some("/e"), true, Some("/x"))), None);
+        assert_eq!(chosen(&alone, &env(None, true, Some("/x"))), amb("/x"));
+        assert_eq!(chosen(&audit, &env(Some("/e"), true, Some("/x"))), amb("/e"));
+        assert!(none.choose(&env(None, false, None)).is_err_and(|e| e.contains("no directory")));
+    }
+
+    #[test]
+    fn only_a_cache_asked_for_reports_its_figures_every_run() {
+        assert!(!flags(None, false, false).asked(&env(None, false, Some("/x"))));
+        assert!(flags(None, false, false).asked(&env(Some("/e"), false, None)));
+        assert!(flags(Some(None), false, false).asked(&env(None, false, None)));
+        assert!(flags(None, false, true).asked(&env(None, false, None)));
     }
 }
