@@ -436,4 +436,6 @@ pub fn cache_entry(data: &[u8]) {
     let stored = entry::encode(&key, version, b"blob-sha256/fuzz", data);
     assert_eq!(entry::decode(&key, version, b"blob-sha256/fuzz", &stored), Ok(data), "round trip");
     assert!(entry::decode(&key, version, b"blob-sha256/other", &stored).is_err(), "bound to its table key");
+    // An authenticated payload is still read as hostile bytes by each kind's reader.
+    crate::crossaudit::read_cache_payloads(data);
 }

@@ -139,7 +139,7 @@ impl Cache {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = dir.join(FILE);
         let mut notes = Vec::new();
-        let loaded = match with_db(&path, load) {
+        let loaded = match with_db(&path, true, load) {
             Ok(m) => m,
             Err(Open::Busy) => {
                 notes.push(format!(
@@ -221,6 +221,22 @@ impl Cache {
         payload
     }
 
+    /// The payload [`Cache::get`] returned for `table_key` authenticated but does not read as
+    /// what its kind stores: counted as dropped instead of a hit (and as a disagreement under
+    /// `--cache-audit`), since only a holder of the key, or a bug, writes such an entry.
+    pub fn unusable(&self, table_key: &[u8]) {
+        self.hits.fetch_sub(1, Ordering::Relaxed);
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+        if self.audit {
+            self.mismatches.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut kinds = self.kinds.lock().expect("kind counters are never poisoned");
+        let k = kinds.entry(kind(table_key)).or_default();
+        k.hits = k.hits.saturating_sub(1);
+        k.misses += 1;
+    }
+
     /// Records the value computed for `table_key`, to be written by [`Cache::flush`].
     pub fn put(&self, table_key: &[u8], payload: &[u8]) {
         let bytes = entry::encode(&self.key, &self.version, table_key, payload);
@@ -249,7 +265,9 @@ impl Cache {
         for (k, _) in &pending {
             *per_kind.entry(kind(k)).or_default() += 1;
         }
-        let result = with_db(&self.path, |db| {
+        // Checked when the run started; a second full check before writing would cost as much
+        // again for nothing read (what is written is this run's own).
+        let result = with_db(&self.path, false, |db| {
             let tx = db.begin_write().map_err(|e| e.to_string())?;
             {
                 let mut t = tx.open_table(TABLE).map_err(|e| e.to_string())?;
@@ -315,11 +333,11 @@ fn load(db: &redb::Database) -> Result<HashMap<Vec<u8>, Vec<u8>>, String> {
 /// Opens the database (waiting while another run holds it), runs `f`, closes it. The
 /// integrity check on open verifies every page's checksum, so a damaged file is refused
 /// instead of trusted; a panic inside redb on a hostile file is caught and treated the same.
-fn with_db<T>(path: &Path, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
+fn with_db<T>(path: &Path, check: bool, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
     let start = Instant::now();
     loop {
         let opened = std::panic::catch_unwind(|| {
-            redb::Builder::new().set_check_integrity_on_open(true).set_cache_size(16 << 20).create(path)
+            redb::Builder::new().set_check_integrity_on_open(check).set_cache_size(16 << 20).create(path)
         });
         match opened {
             Ok(Ok(db)) => {

@@ -618,3 +618,9 @@ pub(super) fn parametric_from(cfg: &Config) -> bool {
         cfg.auditor_fallbacks.iter().chain(cfg.auditor_vendor.iter()).map(|v| norm_vendor(v)).collect();
     gs.is_disjoint(&as_)
 }
+
+/// Whether a `cantTell` of check `code` is a property of the records themselves, which no
+/// fetch or later run can change (the per-receipt cache stores such cycles; `memo.rs`).
+pub(crate) fn cant_tell_is_permanent(code: &str) -> bool {
+    code == NOT_REVERIFIABLE.code
+}

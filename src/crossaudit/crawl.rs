@@ -81,10 +81,17 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     };
     let memo = super::memo::Memo::new(opts, &ledger);
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
-    // Newest receipt first: git stores older versions of a receipt as deltas of newer ones,
-    // and each worker's delta cache then holds the base of the next one it reads.
+    // Receipts in pack order: git stores most versions of a receipt as deltas of others, bases
+    // first, so each worker's delta cache holds the base of the next receipt it reads instead
+    // of replaying a whole chain per receipt. Loose receipts come last.
+    let blobs: Vec<crate::git::ObjectId> = ledger
+        .cycles
+        .iter()
+        .map(|c| c.receipt_blob.unwrap_or_else(|| crate::git::ObjectId::null(gix::hash::Kind::Sha1)))
+        .collect();
+    let located = ledger.audit.local().pack_locations(&blobs);
     let mut order: Vec<usize> = (0..ledger.cycles.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(ledger.cycles[i].added_in.map(|(_, pos)| pos)));
+    order.sort_by_key(|&i| (located[i].is_none(), located[i]));
     let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = order
         .par_iter()
         .map(|&i| &ledger.cycles[i])

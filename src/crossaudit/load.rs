@@ -468,12 +468,16 @@ const DELTA_CACHE: usize = 16 << 20;
 /// detection reads up to 64 of them every run).
 fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache>) -> Option<Family> {
     let key = [b"receipt-family/".as_slice(), id.as_bytes()].concat();
-    let cached = cache.and_then(|c| c.get(&key)).and_then(|p| match p.as_slice() {
+    let payload = cache.and_then(|c| c.get(&key));
+    let cached = payload.as_deref().and_then(|p| match p {
         b"v1" => Some(Some(Family::V1)),
         b"schema2" => Some(Some(Family::Schema2)),
         b"none" => Some(None),
         _ => None,
     });
+    if let (Some(c), Some(_), None) = (cache, &payload, &cached) {
+        c.unusable(&key);
+    }
     if let Some(found) = cached
         && !cache.is_some_and(crate::cache::Cache::is_auditing)
     {
@@ -483,9 +487,11 @@ fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache
     let bytes = audit.record(id, "receipt.json").ok()?;
     let family = marker_family(&bytes);
     if let Some(c) = cache {
-        match cached {
-            Some(was) => c.audit_result(was == family),
-            None => c.put(&key, family.map_or("none", Family::as_str).as_bytes()),
+        if cached != Some(family) {
+            c.put(&key, family.map_or("none", Family::as_str).as_bytes());
+        }
+        if let Some(was) = cached {
+            c.audit_result(was == family);
         }
     }
     family
@@ -592,9 +598,16 @@ fn diff_cached(
     new: Option<ObjectId>,
     cache: Option<&crate::cache::Cache>,
 ) -> Result<Vec<git::Change>, String> {
+    if old == new {
+        return Ok(Vec::new());
+    }
     let id = |t: Option<ObjectId>| t.map(|i| i.to_string()).unwrap_or_default();
     let key = format!("tree-diff/{}..{}", id(old), id(new)).into_bytes();
-    let cached = cache.and_then(|c| c.get(&key)).and_then(|p| decode_changes(&p));
+    let payload = cache.and_then(|c| c.get(&key));
+    let cached = payload.as_deref().and_then(decode_changes);
+    if let (Some(c), Some(_), None) = (cache, &payload, &cached) {
+        c.unusable(&key);
+    }
     if let Some(found) = &cached
         && !cache.is_some_and(crate::cache::Cache::is_auditing)
     {
@@ -602,9 +615,11 @@ fn diff_cached(
     }
     let changes = repo.diff(old, new).map_err(|e| e.to_string())?;
     if let Some(c) = cache {
-        match cached {
-            Some(was) => c.audit_result(was == changes),
-            None => c.put(&key, &encode_changes(&changes)),
+        if cached.as_ref() != Some(&changes) {
+            c.put(&key, &encode_changes(&changes));
+        }
+        if let Some(was) = cached {
+            c.audit_result(was == changes);
         }
     }
     Ok(changes)
@@ -617,6 +632,11 @@ fn encode_changes(changes: &[git::Change]) -> Vec<u8> {
     let rows: Vec<(&[u8], Side, Side)> =
         changes.iter().map(|c| (c.path.as_slice(), side(&c.old), side(&c.new))).collect();
     serde_json::to_vec(&rows).unwrap_or_default()
+}
+
+/// Whether `data` reads as a stored tree diff (the fuzz target's entry point).
+pub(crate) fn read_changes_payload(data: &[u8]) -> bool {
+    decode_changes(data).is_some()
 }
 
 fn decode_changes(bytes: &[u8]) -> Option<Vec<git::Change>> {

@@ -26,7 +26,6 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::checks::NOT_REVERIFIABLE;
 use super::load::{Cycle, Ledger, Options};
 use super::verify::{self, CycleFacts};
 use crate::cache::Cache;
@@ -105,6 +104,9 @@ impl<'a> Memo<'a> {
         let (Some(cache), Some(key)) = (self.cache, self.key(cycle)) else { return compute(buf) };
         let payload = cache.get(&key);
         let cached = payload.as_deref().and_then(|p| serde_json::from_slice::<Stored>(p).ok());
+        if payload.is_some() && cached.is_none() {
+            cache.unusable(&key);
+        }
         if let Some(stored) = cached
             && stored.deps == self.deps(audit, science, &stored.facts)
         {
@@ -114,7 +116,12 @@ impl<'a> Memo<'a> {
             // `--cache-audit`: the entry must be exactly what this run computes.
             let (results, facts) = compute(buf);
             let again = Stored { deps: stored.deps, results, facts };
-            cache.audit_result(serde_json::to_vec(&again).ok() == payload);
+            let fresh = serde_json::to_vec(&again).ok();
+            let agreed = fresh == payload;
+            cache.audit_result(agreed);
+            if let Some(p) = fresh.filter(|_| !agreed && definite(cycle, science, &again.results, &again.facts)) {
+                cache.put(&key, &p);
+            }
             return (again.results, again.facts);
         }
         let (results, facts) = compute(buf);
@@ -180,7 +187,12 @@ fn definite(cycle: &Cycle, science: Option<&Repo>, results: &[CheckResult], fact
         && science.is_none_or(|s| s.shallow_hint().is_none())
         && results.iter().all(|r| match r.outcome {
             Outcome::Untested => false,
-            Outcome::CantTell => r.code == NOT_REVERIFIABLE.code,
+            Outcome::CantTell => super::check_i7_binding::cant_tell_is_permanent(&r.code),
             _ => true,
         })
+}
+
+/// Whether `data` reads as a stored entry (the fuzz target's entry point).
+pub(super) fn read_payload(data: &[u8]) -> bool {
+    serde_json::from_slice::<Stored>(data).is_ok()
 }

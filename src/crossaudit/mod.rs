@@ -67,6 +67,13 @@ use crate::progress::Ctx;
 use crate::report::Report;
 use crawl::Run;
 
+/// Reads `data` as every kind of cache payload this module stores (a receipt's results, a
+/// tree diff); for the `cache_entry` fuzz target, which requires only that none panics.
+pub(crate) fn read_cache_payloads(data: &[u8]) {
+    memo::read_payload(data);
+    load::read_changes_payload(data);
+}
+
 /// Checks owned by this module.
 pub static CHECKS: &[&Check] = checks::CHECKS;
 

@@ -188,7 +188,8 @@ pub(crate) fn ledger(
         None => crossaudit::ledger(&o, ctx)?,
     };
     args.cache.finish(o.cache.as_deref(), quiet);
-    if args.cache.asked(&Env::read())
+    if o.cache.is_some()
+        && args.cache.asked(&Env::read())
         && let (Some(n), Some(b)) = (report.work.get("blobsHashed"), report.work.get("bytesHashed"))
     {
         note(quiet, &format!("work: {n} blobs hashed ({b} bytes)"));
