@@ -137,3 +137,48 @@ fn one_cache_shared_by_every_fixture_at_one_path() {
     eprintln!("{} ledgers, {hits} receipts read from the shared cache", plain.len());
     assert!(hits >= 200, "the second pass should read most receipts back: {hits}");
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What a cached receipt depends on beyond its key is asked again: the same ledger, at the same
+/// path, verified against a science repository that no longer holds the last audited commit
+/// (a clone taken one commit earlier) reports what an uncached run reports, not the cached pass.
+#[test]
+fn a_science_commit_that_disappears_is_not_answered_from_the_cache() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("demo", tmp.path());
+    let cache_dir = tmp.path().join("c");
+    let first = open(&cache_dir, false);
+    let full = report(&dir, Some(first.clone()));
+    first.flush();
+    assert!(first.stats().by_kind.get("cycle").is_some_and(|k| k.written > 0), "the demo's receipts are stored");
+    let science = dir.join("science");
+    let earlier = tmp.path().join("earlier.git");
+    git(
+        tmp.path(),
+        &["clone", "-q", "--bare", "--no-local", science.to_str().expect("utf-8"), earlier.to_str().expect("utf-8")],
+    );
+    git(&earlier, &["update-ref", "HEAD", "HEAD~1"]);
+    git(&earlier, &["reflog", "expire", "--expire=now", "--all"]);
+    git(&earlier, &["gc", "-q", "--prune=now"]);
+    std::fs::rename(&science, tmp.path().join("science-full")).expect("move");
+    std::fs::rename(&earlier, &science).expect("move");
+    let plain = report(&dir, None);
+    assert_ne!(plain, full, "the truncated science repository changes the report");
+    let again = open(&cache_dir, false);
+    let cached = report(&dir, Some(again.clone()));
+    assert!(
+        cached == plain,
+        "the cache answered for a commit the repository lost: {}",
+        first_difference(&cached, &plain)
+    );
+}

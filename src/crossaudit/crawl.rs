@@ -23,6 +23,55 @@ pub(super) struct Run {
     pub(super) signatures: Option<crate::report::View>,
 }
 
+/// Per-thread repository handles and buffer, kept between rayon's jobs.
+struct Worker {
+    audit: crate::git::Repo,
+    science: Option<crate::git::Repo>,
+    buf: Vec<u8>,
+}
+
+struct Pool<'a> {
+    free: std::sync::Mutex<Vec<Worker>>,
+    audit: &'a crate::git::SharedRepo,
+    science: Option<&'a crate::git::SharedRepo>,
+}
+
+impl Pool<'_> {
+    fn lease(&self) -> Lease<'_, '_> {
+        let reused = self.free.lock().ok().and_then(|mut f| f.pop());
+        let worker = reused.unwrap_or_else(|| Worker {
+            audit: self.audit.local(),
+            science: self.science.map(crate::git::SharedRepo::local),
+            buf: Vec::new(),
+        });
+        Lease { pool: self, worker: Some(worker) }
+    }
+}
+
+/// A worker taken from the pool for one rayon job; given back when the job ends.
+struct Lease<'p, 'a> {
+    pool: &'p Pool<'a>,
+    worker: Option<Worker>,
+}
+
+impl Lease<'_, '_> {
+    fn worker(&mut self) -> &mut Worker {
+        self.worker.get_or_insert_with(|| Worker {
+            audit: self.pool.audit.local(),
+            science: self.pool.science.map(crate::git::SharedRepo::local),
+            buf: Vec::new(),
+        })
+    }
+}
+
+impl Drop for Lease<'_, '_> {
+    fn drop(&mut self) {
+        if let (Some(w), Ok(mut free)) = (self.worker.take(), self.pool.free.lock()) {
+            free.push(w);
+        }
+    }
+}
+
 /// A pinned commit must be a full id: an abbreviation or a branch name would make the pin
 /// mean whatever the repository says today.
 pub(super) fn full_commit_id(flag: &str, value: Option<&str>) -> Result<(), Error> {
@@ -82,8 +131,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let memo = super::memo::Memo::new(opts, &ledger);
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
     // Receipts in pack order: git stores most versions of a receipt as deltas of others, bases
-    // first, so each worker's delta cache holds the base of the next receipt it reads instead
-    // of replaying a whole chain per receipt. Loose receipts come last.
+    // first. Loose receipts come last.
     let blobs: Vec<crate::git::ObjectId> = ledger
         .cycles
         .iter()
@@ -92,15 +140,19 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let located = ledger.audit.local().pack_locations(&blobs);
     let mut order: Vec<usize> = (0..ledger.cycles.len()).collect();
     order.sort_by_key(|&i| (located[i].is_none(), located[i]));
+    // Repository handles outlive rayon's jobs (it starts one per split, not per thread): each
+    // keeps its delta cache, which is what makes reading a thousand receipt deltas cheap.
+    let pool = Pool { free: std::sync::Mutex::default(), audit: &audit_shared, science: science_shared.as_ref() };
     let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = order
         .par_iter()
         .map(|&i| &ledger.cycles[i])
         .map_init(
-            || (audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local), Vec::new()),
-            |(audit, science, buf), c| {
+            || pool.lease(),
+            |lease, c| {
                 if ctx.check().is_err() {
                     return None;
                 }
+                let Worker { audit, science, buf } = lease.worker();
                 let r = memo.cycle(&vctx, audit, science.as_ref(), c, buf);
                 ctx.progress.advance(1);
                 Some(r)
