@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::io::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -94,7 +95,7 @@ fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
         hits += warm_hits;
         stored += written;
     }
-    eprintln!("{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back");
+    let _ = writeln!(std::io::stderr(), "{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back");
     assert!(ledgers >= 50, "the fixture set shrank: {ledgers} ledgers");
     assert!(hits >= 100, "too few receipts were cached to mean anything: {hits}");
 }
@@ -134,7 +135,7 @@ fn one_cache_shared_by_every_fixture_at_one_path() {
             );
         }
     }
-    eprintln!("{} ledgers, {hits} receipts read from the shared cache", plain.len());
+    let _ = writeln!(std::io::stderr(), "{} ledgers, {hits} receipts read from the shared cache", plain.len());
     assert!(hits >= 200, "the second pass should read most receipts back: {hits}");
 }
 
