@@ -194,6 +194,8 @@ pub(crate) fn ledger(
     {
         note(quiet, &format!("work: {n} blobs hashed ({b} bytes)"));
     }
+    // The cache's table of every entry goes with the process, not entry by entry (see `run`).
+    std::mem::forget(o);
     Ok(report)
 }
 
