@@ -26,7 +26,7 @@ pub(crate) struct LedgerArgs {
 /// The persistent cache's flags.
 #[derive(clap::Args, Debug, Default)]
 pub(crate) struct CacheArgs {
-    /// Keep blob digests between runs in DIR. Without this flag the cache is on, in
+    /// Keep blob digests and per-receipt results between runs in DIR. Without this flag the cache is on, in
     /// CROSSVERIFY_CACHE_DIR or else $XDG_CACHE_HOME/crossverify; `--cache` alone names that
     /// directory and prints what the cache did. Entries are authenticated with
     /// CROSSVERIFY_CACHE_KEY or a key file under $XDG_STATE_HOME/crossverify; see docs/scale.md.
@@ -38,7 +38,7 @@ pub(crate) struct CacheArgs {
     /// unless --cache is given).
     #[arg(long, conflicts_with_all = ["cache", "cache_audit"])]
     no_cache: bool,
-    /// Recompute every cached digest and compare it with the cache (implies --cache).
+    /// Recompute everything found in the cache and compare (implies --cache).
     #[arg(long)]
     cache_audit: bool,
 }
