@@ -45,22 +45,10 @@ fn open(dir: &Path, audit: bool) -> Arc<Cache> {
     Arc::new(if audit { c.auditing() } else { c })
 }
 
-/// Every scenario under `ledger-fixtures/`.
-fn scenarios() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(support::root().join("ledger-fixtures"))
-        .expect("ledger-fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml") && !p.ends_with("Cargo.toml"))
-        .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let names = scenarios();
+    let names = support::scenarios();
     let (mut ledgers, mut hits, mut stored) = (0, 0, 0);
     for name in &names {
         let dir = support::materialize(name, tmp.path());
@@ -107,7 +95,7 @@ fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
 #[test]
 fn one_cache_shared_by_every_fixture_at_one_path() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let names = scenarios();
+    let names = support::scenarios();
     let shared = tmp.path().join("shared.cache");
     let here = tmp.path().join("ledger");
     let mut plain = std::collections::BTreeMap::new();

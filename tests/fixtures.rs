@@ -11,14 +11,7 @@ use crossverify::git::Repo;
 
 /// Every repository in every `ledger-fixtures/*.toml` scenario, as `scenario/repo` → tip.
 fn built_tips(tmp: &std::path::Path) -> BTreeMap<String, String> {
-    let mut names: Vec<String> = std::fs::read_dir(support::root().join("ledger-fixtures"))
-        .expect("ledger-fixtures")
-        .map(|e| e.expect("entry").path())
-        // The minter's own crate manifest lives beside its scenarios.
-        .filter(|p| p.extension().is_some_and(|e| e == "toml") && !p.ends_with("Cargo.toml"))
-        .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = support::scenarios();
     let mut tips = BTreeMap::new();
     for name in names {
         let dir = support::materialize(&name, tmp);

@@ -42,6 +42,19 @@ pub fn test_home() -> &'static Path {
     })
 }
 
+/// The name of every `.toml` scenario under `ledger-fixtures/`, sorted.
+pub fn scenarios() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("ledger-fixtures"))
+        .expect("ledger-fixtures")
+        .map(|e| e.expect("entry").path())
+        // The minter's own crate manifest lives beside its scenarios.
+        .filter(|p| p.extension().is_some_and(|e| e == "toml") && !p.ends_with("Cargo.toml"))
+        .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Materialises fixture `name` (a directory or a `.toml` scenario under `ledger-fixtures/`)
 /// into `dir/name` and returns that path.
 pub fn materialize(name: &str, dir: &Path) -> PathBuf {
