@@ -170,4 +170,6 @@ fn a_science_commit_that_disappears_is_not_answered_from_the_cache() {
         "the cache answered for a commit the repository lost: {}",
         first_difference(&cached, &plain)
     );
+    let receipts = again.stats().by_kind.get("cycle").copied().unwrap_or_default();
+    assert!(receipts.misses >= 1, "the superseded receipt is counted a miss, not a hit: {receipts:?}");
 }

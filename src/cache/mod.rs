@@ -237,6 +237,17 @@ impl Cache {
         k.misses += 1;
     }
 
+    /// The payload [`Cache::get`] returned for `table_key` is authentic but no longer applies
+    /// (what it depends on outside its key changed): counted as a miss, not a hit.
+    pub fn superseded(&self, table_key: &[u8]) {
+        self.hits.fetch_sub(1, Ordering::Relaxed);
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let mut kinds = self.kinds.lock().expect("kind counters are never poisoned");
+        let k = kinds.entry(kind(table_key)).or_default();
+        k.hits = k.hits.saturating_sub(1);
+        k.misses += 1;
+    }
+
     /// Records the value computed for `table_key`, to be written by [`Cache::flush`].
     pub fn put(&self, table_key: &[u8], payload: &[u8]) {
         let bytes = entry::encode(&self.key, &self.version, table_key, payload);

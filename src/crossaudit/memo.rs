@@ -107,15 +107,22 @@ impl<'a> Memo<'a> {
         if payload.is_some() && cached.is_none() {
             cache.unusable(&key);
         }
+        let current = cached.as_ref().map(|s| self.deps(audit, science, &s.facts));
+        if let (Some(stored), Some(current)) = (&cached, &current)
+            && stored.deps != *current
+        {
+            // The repositories changed under the entry: a miss, and the entry is replaced.
+            cache.superseded(&key);
+        }
         if let Some(stored) = cached
-            && stored.deps == self.deps(audit, science, &stored.facts)
+            && current.as_ref() == Some(&stored.deps)
         {
             if !cache.is_auditing() {
                 return (stored.results, stored.facts);
             }
             // `--cache-audit`: the entry must be exactly what this run computes.
             let (results, facts) = compute(buf);
-            let again = Stored { deps: stored.deps, results, facts };
+            let again = Stored { deps: self.deps(audit, science, &facts), results, facts };
             let fresh = serde_json::to_vec(&again).ok();
             let agreed = fresh == payload;
             cache.audit_result(agreed);
