@@ -10,8 +10,8 @@
 //!
 //! This file is the module's public surface; the commands live in `commands.rs`, the crawl
 //! they share in `crawl.rs`, the per-cycle checks by invariant in `check_*.rs` (driven by `verify.rs`), the
-//! cross-cycle replay in `replay.rs` and `rounds.rs`, and the conversion for `stats`
-//! in `stats_input.rs`.
+//! cross-cycle replay in `replay.rs` and `rounds.rs`, the per-receipt cache in `memo.rs`,
+//! and the conversion for `stats` in `stats_input.rs`.
 
 pub mod batch;
 mod check_deployed;
