@@ -321,6 +321,44 @@ impl Cache {
     }
 }
 
+/// A pure function's value through `cache`: the authenticated entry under `key` when it
+/// decodes, else `compute()`, written back. One policy for every kind of entry: an entry that
+/// authenticates but does not decode is [`Cache::unusable`]; under `--cache-audit` the value
+/// is always computed, compared and, when it differs, written back. An `Err` from `compute`
+/// (a blob not readable today) is returned and nothing is stored.
+///
+/// # Errors
+/// What `compute` returns.
+pub fn through<T: PartialEq, E>(
+    cache: Option<&Cache>,
+    key: &[u8],
+    decode: impl Fn(&[u8]) -> Option<T>,
+    encode: impl Fn(&T) -> Vec<u8>,
+    compute: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let Some(c) = cache else { return compute() };
+    let payload = c.get(key);
+    let cached = payload.as_deref().and_then(&decode);
+    if payload.is_some() && cached.is_none() {
+        c.unusable(key);
+    }
+    if let Some(found) = cached {
+        if !c.is_auditing() {
+            return Ok(found);
+        }
+        let fresh = compute()?;
+        let agreed = fresh == found;
+        c.audit_result(agreed);
+        if !agreed {
+            c.put(key, &encode(&fresh));
+        }
+        return Ok(fresh);
+    }
+    let fresh = compute()?;
+    c.put(key, &encode(&fresh));
+    Ok(fresh)
+}
+
 enum Open {
     Busy,
     Damaged(String),

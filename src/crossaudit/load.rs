@@ -474,33 +474,16 @@ const SCIENCE_DELTA_CACHE: usize = 16 << 20;
 /// detection reads up to 64 of them every run).
 fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache>) -> Option<Family> {
     let key = [b"receipt-family/".as_slice(), id.as_bytes()].concat();
-    let payload = cache.and_then(|c| c.get(&key));
-    let cached = payload.as_deref().and_then(|p| match p {
+    let decode = |p: &[u8]| match p {
         b"v1" => Some(Some(Family::V1)),
         b"schema2" => Some(Some(Family::Schema2)),
         b"none" => Some(None),
         _ => None,
-    });
-    if let (Some(c), Some(_), None) = (cache, &payload, &cached) {
-        c.unusable(&key);
-    }
-    if let Some(found) = cached
-        && !cache.is_some_and(crate::cache::Cache::is_auditing)
-    {
-        return found;
-    }
+    };
+    let encode = |f: &Option<Family>| f.map_or("none", Family::as_str).as_bytes().to_vec();
     // An unreadable blob may be readable after a fetch: only what was read is kept.
-    let bytes = audit.record(id, "receipt.json").ok()?;
-    let family = marker_family(&bytes);
-    if let Some(c) = cache {
-        if cached != Some(family) {
-            c.put(&key, family.map_or("none", Family::as_str).as_bytes());
-        }
-        if let Some(was) = cached {
-            c.audit_result(was == family);
-        }
-    }
-    family
+    let read = || audit.record(id, "receipt.json").map(|b| marker_family(&b));
+    crate::cache::through(cache, &key, decode, encode, read).ok().flatten()
 }
 
 fn marker_family(bytes: &[u8]) -> Option<Family> {
@@ -609,26 +592,13 @@ fn diff_cached(
     }
     let id = |t: Option<ObjectId>| t.map(|i| i.to_string()).unwrap_or_default();
     let key = format!("tree-diff/{}..{}", id(old), id(new)).into_bytes();
-    let payload = cache.and_then(|c| c.get(&key));
-    let cached = payload.as_deref().and_then(decode_changes);
-    if let (Some(c), Some(_), None) = (cache, &payload, &cached) {
-        c.unusable(&key);
-    }
-    if let Some(found) = &cached
-        && !cache.is_some_and(crate::cache::Cache::is_auditing)
-    {
-        return Ok(found.clone());
-    }
-    let changes = repo.diff(old, new).map_err(|e| e.to_string())?;
-    if let Some(c) = cache {
-        if cached.as_ref() != Some(&changes) {
-            c.put(&key, &encode_changes(&changes));
-        }
-        if let Some(was) = cached {
-            c.audit_result(was == changes);
-        }
-    }
-    Ok(changes)
+    crate::cache::through(
+        cache,
+        &key,
+        decode_changes,
+        |c| encode_changes(c),
+        || repo.diff(old, new).map_err(|e| e.to_string()),
+    )
 }
 
 type Side = Option<(String, String)>;
