@@ -1,15 +1,22 @@
-//! The CrossAudit product (4.14.0) as a differential oracle.
+//! The CrossAudit product (4.14.0) as a differential oracle, kept as recorded data.
 //!
-//! - The ledgers the product minted (`test-vectors/oracle/`, from `dev/oracle/mint.py`) verify
-//!   with crossverify, and a re-mint gives the same commits.
-//! - A systematic set of single mutations of those ledgers is verified by both tools; every
-//!   disagreement must be listed in `test-vectors/oracle/disagreements.json` (with the paper's
-//!   reason) and in the table of `specs/crossaudit.md`, and every listed one must still occur.
-//!   `CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle` rewrites both from the run.
-//! - Every genuine ledger crossverify's own fixture machinery mints is accepted by the product.
+//! The product is not a registry package and its build may not be kept beside this project, so
+//! what it decided is data: the ledgers it minted (`test-vectors/oracle/*/`, `ledgers.json`) and
+//! its decision on every mutation of the tamper harness (`product-decisions.json`, with the
+//! product version, the date and the run it was recorded from, and a fingerprint of each case's
+//! inputs: the tips the mutation leaves).
 //!
-//! Without the product installed (`bash .ci/test` installs it) the product-dependent tests print
-//! `SKIPPED` and return; with `CROSSVERIFY_REQUIRE_TOOLS` set they fail instead.
+//! - The ledgers the product minted verify with crossverify.
+//! - Every mutation of those ledgers is verified by crossverify and compared with the product's
+//!   recorded decision; every disagreement must be listed in
+//!   `test-vectors/oracle/disagreements.json` (with the paper's reason) and in the table of
+//!   `specs/crossaudit.md`, every listed one must still occur, and every record must still match
+//!   the inputs it was recorded from. `CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle`
+//!   rewrites the list and the table from the run.
+//! - With the product at hand (`CROSSAUDIT_PRODUCT` names its virtual environment), the same
+//!   tests also run it live: its decisions must equal the record (`CROSSVERIFY_UPDATE_ORACLE=1`
+//!   then re-records them), it verifies its committed bundles and our genuine fixtures, and with
+//!   `CROSSAUDIT_TOOLS` a re-mint gives the same commits. Without it those parts say `SKIPPED`.
 
 #[path = "support/mutate.rs"]
 mod mutate;
@@ -19,17 +26,28 @@ mod support;
 #[path = "support/tools.rs"]
 mod tools;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use oracle::{Decision, Verdict};
 use serde_json::{Value, json};
 use sha2::Digest as _;
 
-fn product_or_skip() -> bool {
-    tools::require("the CrossAudit 4.14.0 product (target/oracle/crossaudit)", oracle::product()).is_some()
+/// The product itself, or `None` after saying why its live checks are skipped. Never required:
+/// nothing can install it, and its decisions are checked from the record either way.
+fn live_product(what: &str) -> Option<PathBuf> {
+    let found = oracle::product();
+    if found.is_none() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {what} needs the CrossAudit 4.14.0 product, which is not a registry package and is not \
+             installed here; set CROSSAUDIT_PRODUCT to its virtual environment to run it. The product's recorded \
+             decisions (test-vectors/oracle/product-decisions.json) are checked by differential_tamper_harness."
+        );
+    }
+    found
 }
 
 fn receipts() -> Vec<(Value, Value)> {
@@ -88,17 +106,21 @@ fn product_ledgers_crawl_clean() {
     }
 }
 
-/// The committed bundles are what `dev/oracle/mint.py` produces today, commit for commit.
+/// The committed bundles are what `dev/oracle/mint.py` produces today, commit for commit (live
+/// only: minting needs the product and its offline driver).
 #[test]
 fn remint_is_deterministic() {
-    if !product_or_skip() {
-        return;
-    }
-    let Some(driver) = tools::require("../shared/tools/crossaudit-4.14.0/cadriver.py", oracle::driver()) else {
+    let Some(exe) = live_product("re-minting the ledgers") else { return };
+    let Some(driver) = oracle::driver() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: re-minting needs the product's offline driver; set CROSSAUDIT_TOOLS to the directory holding cadriver.py."
+        );
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = std::process::Command::new(oracle::venv().join("bin/python"))
+    let python = exe.parent().expect("the venv's bin directory").join("python");
+    let out = std::process::Command::new(python)
         .arg(support::root().join("dev/oracle/mint.py"))
         .arg(dir.path())
         .env("CROSSAUDIT_TOOLS", driver.parent().expect("tools dir"))
@@ -113,7 +135,7 @@ fn remint_is_deterministic() {
 /// A fresh clone of each bundle (no controller state) still verifies with the product.
 #[test]
 fn product_verifies_committed_bundles() {
-    if !product_or_skip() {
+    if live_product("verifying the committed bundles with the product").is_none() {
         return;
     }
     for (case, r) in receipts() {
@@ -130,7 +152,7 @@ fn product_verifies_committed_bundles() {
 /// accepts is accepted by the product as well, receipt by receipt.
 #[test]
 fn minted_fixtures_pass_the_product() {
-    if !product_or_skip() {
+    if live_product("checking our genuine fixtures with the product").is_none() {
         return;
     }
     let mut checked = 0;
@@ -217,34 +239,72 @@ fn receipt_sha(path: &Path) -> String {
     v["subject"]["sha"].as_str().unwrap_or_default().to_owned()
 }
 
-/// The differential tamper harness.
+/// The differential tamper harness: every mutation verified by crossverify and compared with
+/// the product's recorded decision (and, when the product is at hand, its live one).
 #[test]
 fn differential_tamper_harness() {
-    if !product_or_skip() {
-        return;
-    }
+    let live = live_product("the live half of the differential harness").is_some();
     let cases = mutate::cases(&oracle::ledgers());
-    let rows = run_parallel(&cases);
-    let table = agreement_table(&rows);
+    let record = Record::load();
+    let rows = run_parallel(&cases, live);
+    let update = std::env::var_os("CROSSVERIFY_UPDATE_ORACLE").is_some_and(|v| !v.is_empty());
+    if update && live {
+        record.rewrite_from_live(&rows);
+    }
+    write_observed(&rows);
+    let record = Record::load();
+    let compared = compare(&rows, &record, &listed());
+    let table = agreement_table(&compared.rows);
     let path = tools::artifacts().join("oracle-agreement.md");
     std::fs::write(&path, &table).expect("write oracle-agreement.md");
     let _ = writeln!(std::io::stderr(), "{table}");
-    let observed: Vec<&Row> = rows.iter().filter(|r| r.product.decision != r.crossverify.decision).collect();
-    let update = std::env::var_os("CROSSVERIFY_UPDATE_ORACLE").is_some_and(|v| !v.is_empty());
+    if !compared.unrecorded.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED for {} case(s) with no recorded product decision (nobody has run the product on them): {}",
+            compared.unrecorded.len(),
+            compared.unrecorded.join(", ")
+        );
+    }
     if update {
+        let observed: Vec<&Compared> =
+            compared.rows.iter().filter(|r| r.product.decision != r.crossverify.decision).collect();
         write_disagreements(&observed);
     }
-    compare_with_listed(&observed);
+    let problems = compare(&rows, &Record::load(), &listed()).problems;
+    assert!(
+        problems.is_empty(),
+        "{} problem(s); after checking each, `CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle` rewrites the list \
+         of disagreements (and, with CROSSAUDIT_PRODUCT set, re-records the product's decisions):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(
+        compared.rows.len() >= 100,
+        "only {} cases were compared with a recorded product decision",
+        compared.rows.len()
+    );
 }
 
+/// One mutation as this run saw it: what crossverify decided, what the inputs were, and the
+/// product's live decision when it ran.
 struct Row {
+    id: String,
+    class: String,
+    inputs: Value,
+    crossverify: Verdict,
+    live: Option<Verdict>,
+}
+
+/// A case compared with the product's decision.
+struct Compared {
     id: String,
     class: String,
     product: Verdict,
     crossverify: Verdict,
 }
 
-fn run_parallel(cases: &[mutate::Case]) -> Vec<Row> {
+fn run_parallel(cases: &[mutate::Case], live: bool) -> Vec<Row> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
@@ -254,7 +314,7 @@ fn run_parallel(cases: &[mutate::Case]) -> Vec<Row> {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
-                    let row = run_case(case);
+                    let row = run_case(case, live);
                     results.lock().expect("results").push(row);
                 }
             });
@@ -265,20 +325,161 @@ fn run_parallel(cases: &[mutate::Case]) -> Vec<Row> {
     rows
 }
 
-fn run_case(case: &mutate::Case) -> Row {
+fn run_case(case: &mutate::Case, live: bool) -> Row {
     let dir = tempfile::tempdir().expect("tempdir");
     let co = oracle::checkout(&case.base, dir.path());
     let target = (case.apply)(&co);
-    let (product, _) = oracle::product_verify(&co, &target.receipt, &target.expect_sha);
+    let inputs = fingerprint(&co, &target);
+    let live = live.then(|| oracle::product_verify(&co, &target.receipt, &target.expect_sha).0);
     let crossverify = if target.whole_ledger {
         oracle::crossverify_ledger(&co)
     } else {
         oracle::crossverify_verify(&co, &target.receipt, &target.expect_sha)
     };
-    Row { id: case.id.clone(), class: case.class.clone(), product, crossverify }
+    Row { id: case.id.clone(), class: case.class.clone(), inputs, crossverify, live }
 }
 
-fn agreement_table(rows: &[Row]) -> String {
+/// Every case as this run saw it, for people to read beside the agreement table.
+fn write_observed(rows: &[Row]) {
+    let cases: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({"id": r.id, "class": r.class, "inputs": r.inputs,
+                   "crossverify": {"decision": r.crossverify.decision.as_str(), "exit": r.crossverify.exit,
+                                   "codes": r.crossverify.detail}})
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&json!({"cases": cases})).expect("serialise") + "\n";
+    std::fs::write(tools::artifacts().join("oracle-observed.json"), text).expect("write oracle-observed.json");
+}
+
+/// What a recorded decision was about: the receipt and commit given to the verifiers and the
+/// repositories' tips after the mutation (commits are pinned, so the same mutation of the same
+/// bundle gives the same ids, and any change to either gives others).
+fn fingerprint(co: &oracle::Checkout, target: &mutate::Target) -> Value {
+    let tip = |repo: &Path| oracle::git(repo, &["rev-parse", "HEAD"]);
+    json!({
+        "receipt": target.receipt,
+        "expectSha": target.expect_sha,
+        "ledgerTip": tip(&co.ledger),
+        "scienceTip": tip(&co.science),
+        "wholeLedger": target.whole_ledger,
+    })
+}
+
+const RECORD: &str = "test-vectors/oracle/product-decisions.json";
+
+/// `product-decisions.json`: the product's decision on every case, with where it came from.
+struct Record {
+    doc: Value,
+    cases: BTreeMap<String, Value>,
+}
+
+impl Record {
+    fn load() -> Self {
+        let p = support::root().join(RECORD);
+        let doc: Value = serde_json::from_slice(&std::fs::read(&p).expect("read product-decisions.json"))
+            .expect("product-decisions.json is JSON");
+        let cases = doc["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|c| (c["id"].as_str().expect("id").to_owned(), c.clone()))
+            .collect();
+        Self { doc, cases }
+    }
+
+    /// Re-records every case from the live product: its decision, exit code and reason, the
+    /// inputs it saw, today's date and the product's version.
+    fn rewrite_from_live(&self, rows: &[Row]) {
+        let version = oracle::product_version();
+        let cases: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let live = r.live.as_ref().expect("a live decision for every case");
+                json!({"id": r.id, "class": r.class, "inputs": r.inputs,
+                       "product": {"decision": live.decision.as_str(), "exit": live.exit,
+                                   "reason": if live.detail.is_empty() { Value::Null } else { json!(live.detail) }}})
+            })
+            .collect();
+        let mut doc = self.doc.clone();
+        doc["product"] = json!(version);
+        doc["recorded"] =
+            json!({"date": oracle::today(), "how": "live: CROSSVERIFY_UPDATE_ORACLE=1 with CROSSAUDIT_PRODUCT set"});
+        doc["cases"] = json!(cases);
+        let text = serde_json::to_string_pretty(&doc).expect("serialise") + "\n";
+        std::fs::write(support::root().join(RECORD), text).expect("write product-decisions.json");
+    }
+}
+
+/// The comparison's outcome: the cases compared, the problems that fail the test, and the
+/// cases no product decision was recorded for.
+struct Comparison {
+    rows: Vec<Compared>,
+    problems: Vec<String>,
+    unrecorded: Vec<String>,
+}
+
+/// Compares crossverify's decisions with the product's recorded ones (and the live ones, when the
+/// product ran): a disagreement must be listed, a listed one must occur, a record must match the
+/// inputs it was made from, and a live decision must equal the recorded one.
+fn compare(rows: &[Row], record: &Record, listed: &Value) -> Comparison {
+    let mut problems = Vec::new();
+    let mut unrecorded = Vec::new();
+    let mut compared = Vec::new();
+    for r in rows {
+        let Some(rec) = record.cases.get(&r.id) else {
+            unrecorded.push(r.id.clone());
+            continue;
+        };
+        if rec["inputs"] != r.inputs {
+            problems.push(format!(
+                "{}: the record no longer matches its inputs (recorded {}, now {}): the product never decided this case; \
+                 restore the mutation or re-record with the product",
+                r.id, rec["inputs"], r.inputs
+            ));
+            continue;
+        }
+        let product = recorded_verdict(rec);
+        if let Some(live) = &r.live
+            && live.decision != product.decision
+        {
+            problems.push(format!(
+                "{}: the product now decides {} ({}), recorded {}",
+                r.id,
+                live.decision.as_str(),
+                live.detail,
+                product.decision.as_str()
+            ));
+        }
+        compared.push(Compared {
+            id: r.id.clone(),
+            class: r.class.clone(),
+            product,
+            crossverify: r.crossverify.clone(),
+        });
+    }
+    let ids: BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    for id in record.cases.keys().filter(|id| !ids.contains(id.as_str())) {
+        problems.push(format!("recorded case {id} is not in the harness any more (restore it, or drop its record)"));
+    }
+    let observed: Vec<&Compared> = compared.iter().filter(|r| r.product.decision != r.crossverify.decision).collect();
+    problems.extend(listing_problems(&observed, listed));
+    Comparison { rows: compared, problems, unrecorded }
+}
+
+fn recorded_verdict(rec: &Value) -> Verdict {
+    let p = &rec["product"];
+    let decision = match p["decision"].as_str() {
+        Some("accept") => Decision::Accept,
+        Some("deny") => Decision::Deny,
+        other => panic!("{}: recorded decision {other:?} is neither accept nor deny", rec["id"]),
+    };
+    let exit = p["exit"].as_i64().and_then(|e| i32::try_from(e).ok());
+    Verdict { decision, detail: p["reason"].as_str().unwrap_or_default().to_owned(), exit }
+}
+
+fn agreement_table(rows: &[Compared]) -> String {
     let agree = rows.iter().filter(|r| r.product.decision == r.crossverify.decision).count();
     let mut by_class: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
     for r in rows {
@@ -331,7 +532,7 @@ fn listed() -> Value {
     serde_json::from_slice(&std::fs::read(&p).expect("read disagreements.json")).expect("disagreements.json is JSON")
 }
 
-fn write_disagreements(observed: &[&Row]) {
+fn write_disagreements(observed: &[&Compared]) {
     let old = std::fs::read(support::root().join(LIST))
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -349,7 +550,7 @@ fn write_disagreements(observed: &[&Row]) {
     let used: std::collections::BTreeSet<&str> = observed.iter().map(|r| r.class.as_str()).collect();
     reasons.retain(|k, _| used.contains(k.as_str()));
     let doc = json!({
-        "about": "Cases of tests/oracle.rs where the CrossAudit product 4.14.0 and crossverify decide differently, each with the paper's reason for crossverify's side. Regenerate with CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle; a new class gets an empty reason, which fails the test until it is written.",
+        "about": "Cases of tests/oracle.rs where the CrossAudit product 4.14.0 (its decisions as recorded in product-decisions.json) and crossverify decide differently, each with the paper's reason for crossverify's side. Regenerate with CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle; a new class gets an empty reason, which fails the test until it is written.",
         "reasons": reasons,
         "cases": cases,
     });
@@ -393,8 +594,9 @@ fn spec_table(doc: &Value) -> String {
     t
 }
 
-fn compare_with_listed(observed: &[&Row]) {
-    let doc = listed();
+/// Disagreements against the list: unlisted ones, listed ones observed the other way round or
+/// not at all, classes without the paper's reason, and a spec table out of step with the list.
+fn listing_problems(observed: &[&Compared], doc: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let listed: BTreeMap<String, (String, String)> = doc["cases"]
         .as_array()
@@ -421,7 +623,7 @@ fn compare_with_listed(observed: &[&Row]) {
             Some(_) => {}
         }
     }
-    let seen: std::collections::BTreeSet<&str> = observed.iter().map(|r| r.id.as_str()).collect();
+    let seen: BTreeSet<&str> = observed.iter().map(|r| r.id.as_str()).collect();
     for id in listed.keys().filter(|id| !seen.contains(id.as_str())) {
         problems.push(format!("listed disagreement {id} no longer occurs"));
     }
@@ -432,13 +634,80 @@ fn compare_with_listed(observed: &[&Row]) {
     }
     let spec = std::fs::read_to_string(support::root().join(SPEC)).expect("read spec");
     let table = spec.split_once(BEGIN).and_then(|(_, r)| r.split_once(END)).map(|(t, _)| t.trim().to_owned());
-    if table.as_deref() != Some(spec_table(&doc).trim()) {
+    if table.as_deref() != Some(spec_table(doc).trim()) {
         problems.push(format!("the table in {SPEC} does not match {LIST}"));
     }
+    problems
+}
+
+/// The comparison can fail: from the record and the list themselves, the expected run compares
+/// clean, and each planted departure from it (a new disagreement, a listed one gone, inputs that
+/// changed, a recorded case dropped from the harness) is reported by name.
+#[test]
+fn planted_disagreements_fail_the_comparison() {
+    let record = Record::load();
+    let list = listed();
+    let flip = |d: Decision| if d == Decision::Accept { Decision::Deny } else { Decision::Accept };
+    let listed_ids: BTreeSet<String> =
+        list["cases"].as_array().expect("cases").iter().map(|c| c["id"].as_str().expect("id").to_owned()).collect();
+    // The run the record and the list describe: crossverify agrees with the product except on
+    // the listed cases.
+    let expected: Vec<Row> = record
+        .cases
+        .iter()
+        .map(|(id, rec)| {
+            let product = recorded_verdict(rec);
+            let decision = if listed_ids.contains(id) { flip(product.decision) } else { product.decision };
+            Row {
+                id: id.clone(),
+                class: rec["class"].as_str().expect("class").to_owned(),
+                inputs: rec["inputs"].clone(),
+                crossverify: Verdict { decision, detail: String::new(), exit: None },
+                live: None,
+            }
+        })
+        .collect();
+    let clean = compare(&expected, &record, &list);
+    assert!(clean.problems.is_empty(), "the record and the list disagree with each other: {:#?}", clean.problems);
+    assert!(clean.unrecorded.is_empty());
+
+    let unlisted = expected.iter().position(|r| !listed_ids.contains(&r.id)).expect("an agreeing case");
+    let listed_one = expected.iter().position(|r| listed_ids.contains(&r.id)).expect("a listed case");
+    let planted = |f: &dyn Fn(&mut Vec<Row>)| {
+        let mut rows: Vec<Row> = expected
+            .iter()
+            .map(|r| Row {
+                id: r.id.clone(),
+                class: r.class.clone(),
+                inputs: r.inputs.clone(),
+                crossverify: r.crossverify.clone(),
+                live: None,
+            })
+            .collect();
+        f(&mut rows);
+        compare(&rows, &record, &list).problems
+    };
+    let id = |i: usize| expected[i].id.clone();
+
+    let p = planted(&|rows| rows[unlisted].crossverify.decision = flip(rows[unlisted].crossverify.decision));
+    assert!(p.iter().any(|m| m.starts_with(&format!("unlisted disagreement {}", id(unlisted)))), "{p:#?}");
+    let p = planted(&|rows| rows[listed_one].crossverify.decision = flip(rows[listed_one].crossverify.decision));
+    assert!(p.iter().any(|m| m == &format!("listed disagreement {} no longer occurs", id(listed_one))), "{p:#?}");
+    let p = planted(&|rows| rows[unlisted].inputs["ledgerTip"] = json!("0".repeat(40)));
     assert!(
-        problems.is_empty(),
-        "{} problem(s); after checking each, `CROSSVERIFY_UPDATE_ORACLE=1 cargo test --test oracle` rewrites the list:\n{}",
-        problems.len(),
-        problems.join("\n")
+        p.iter().any(|m| m.starts_with(&format!("{}: the record no longer matches its inputs", id(unlisted)))),
+        "{p:#?}"
     );
+    let p = planted(&|rows| {
+        rows.remove(unlisted);
+    });
+    assert!(
+        p.iter().any(|m| m.starts_with(&format!("recorded case {} is not in the harness", id(unlisted)))),
+        "{p:#?}"
+    );
+    let p = planted(&|rows| {
+        rows[unlisted].live =
+            Some(Verdict { decision: flip(rows[unlisted].crossverify.decision), detail: String::new(), exit: None });
+    });
+    assert!(p.iter().any(|m| m.starts_with(&format!("{}: the product now decides", id(unlisted)))), "{p:#?}");
 }

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Mint genuine CrossAudit ledgers with the product itself (the differential oracle's inputs).
 
-Run with the product's own interpreter, from the repository root:
+The product is not a registry package and nothing in this repository installs it. Whoever has
+it runs this with the product's own interpreter, naming the directory of its offline driver
+(cadriver.py) in CROSSAUDIT_TOOLS, from the repository root:
 
-    target/oracle/crossaudit/bin/python dev/oracle/mint.py [OUT_DIR]
+    CROSSAUDIT_TOOLS=/path/to/crossaudit-4.14.0 /path/to/product-venv/bin/python dev/oracle/mint.py [OUT_DIR]
+
+The tests never need it: they read the committed bundles and the product's recorded decisions.
 
 OUT_DIR defaults to test-vectors/oracle. Each case becomes OUT_DIR/<case>/ holding git bundles
 (science.bundle, and audit.bundle in paired mode) and OUT_DIR/ledgers.json lists every receipt
@@ -12,8 +16,8 @@ with its tip commits, so a re-mint can be compared with the committed one by SHA
 Determinism: every commit has a pinned identity and date, git reads no system or user
 configuration (temporary HOME, GIT_CONFIG_NOSYSTEM), the controller clock is fixed through the
 driver's `epoch`, and the auditor's replies are scripted (the replay provider, or a loopback
-OpenAI-compatible fixture). The product is driven through ../shared/tools/crossaudit-4.14.0/
-cadriver.py and is not modified.
+OpenAI-compatible fixture). The product is driven through $CROSSAUDIT_TOOLS/cadriver.py and is
+not modified.
 """
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = Path(os.environ.get("CROSSAUDIT_TOOLS", ROOT.parent / "shared/tools/crossaudit-4.14.0"))
-DRIVER = TOOLS / "cadriver.py"
+TOOLS = Path(os.environ["CROSSAUDIT_TOOLS"]) if os.environ.get("CROSSAUDIT_TOOLS") else None
+DRIVER = TOOLS / "cadriver.py" if TOOLS else None
 SEED = Path(__file__).resolve().parent / "seed"
 EPOCH = 1786525200
 EXPECT_REPO = "lab/water-dimer"
@@ -418,8 +422,10 @@ CASES = [local_audit_multiround, local_run_deletion, local_escalate, local_inter
 
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "test-vectors/oracle"
+    if DRIVER is None:
+        sys.exit("mint.py: set CROSSAUDIT_TOOLS to the directory holding the product's cadriver.py")
     if not DRIVER.is_file():
-        sys.exit(f"mint.py: {DRIVER} not found (set CROSSAUDIT_TOOLS)")
+        sys.exit(f"mint.py: {DRIVER} not found (CROSSAUDIT_TOOLS names the directory holding cadriver.py)")
     only = set(os.environ.get("CROSSAUDIT_MINT_ONLY", "").split(",")) - {""}
     cases = []
     keep = os.environ.get("CROSSAUDIT_MINT_KEEP")

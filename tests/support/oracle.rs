@@ -1,8 +1,11 @@
 //! The CrossAudit product (4.14.0) as a differential oracle: the ledgers it minted
-//! (`test-vectors/oracle/`), its verifier, and crossverify's decision on the same receipt.
+//! (`test-vectors/oracle/`), the decisions it made (`test-vectors/oracle/product-decisions.json`),
+//! its verifier when someone has it, and crossverify's decision on the same receipt.
 //!
-//! `bash .ci/test` installs the product in `target/oracle/crossaudit`; `CROSSVERIFY_ORACLE` names
-//! another virtual environment.
+//! The product is not a registry package, so nothing installs it: the recorded decisions are the
+//! oracle. Whoever has the product sets `CROSSAUDIT_PRODUCT` to its virtual environment (the
+//! directory holding `bin/crossaudit`) to check or re-record them live, and `CROSSAUDIT_TOOLS` to
+//! the directory of its offline driver `cadriver.py` to re-mint the ledgers.
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
@@ -14,20 +17,21 @@ use crate::support::root;
 
 pub const EXPECT_REPO: &str = "lab/water-dimer";
 
-/// The product's virtual environment.
-pub fn venv() -> PathBuf {
-    std::env::var_os("CROSSVERIFY_ORACLE").map_or_else(|| root().join("target/oracle/crossaudit"), PathBuf::from)
+/// The product's virtual environment, when `CROSSAUDIT_PRODUCT` names one.
+pub fn venv() -> Option<PathBuf> {
+    std::env::var_os("CROSSAUDIT_PRODUCT").filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
-/// The product's `crossaudit` command, when installed.
+/// The product's `crossaudit` command, when `CROSSAUDIT_PRODUCT` names an environment holding it.
 pub fn product() -> Option<PathBuf> {
-    let p = venv().join("bin/crossaudit");
+    let p = venv()?.join("bin/crossaudit");
     p.is_file().then_some(p)
 }
 
-/// The offline driver that mints with the product (shared beside the repository, as on CI).
+/// The offline driver that mints with the product, when `CROSSAUDIT_TOOLS` names its directory.
 pub fn driver() -> Option<PathBuf> {
-    let p = root().join("../shared/tools/crossaudit-4.14.0/cadriver.py");
+    let dir = std::env::var_os("CROSSAUDIT_TOOLS").filter(|v| !v.is_empty())?;
+    let p = PathBuf::from(dir).join("cadriver.py");
     p.is_file().then_some(p)
 }
 
@@ -106,6 +110,8 @@ impl Decision {
 pub struct Verdict {
     pub decision: Decision,
     pub detail: String,
+    /// The exit code, where it was seen (a recorded decision may not have kept it).
+    pub exit: Option<i32>,
 }
 
 /// The product's `verify`: `verified: true` with exit 0 is an acceptance; anything else (a
@@ -134,7 +140,20 @@ pub fn product_verify(co: &Checkout, receipt: &str, expect_sha: &str) -> (Verdic
             .map_or_else(|| format!("exit {:?}: {}", out.status.code(), last_line(&out.stderr)), str::to_owned)
     };
     let decision = if accepted { Decision::Accept } else { Decision::Deny };
-    (Verdict { decision, detail }, json)
+    (Verdict { decision, detail, exit: out.status.code() }, json)
+}
+
+/// `crossaudit --version` of the live product, as it names itself.
+pub fn product_version() -> String {
+    let exe = product().expect("product installed");
+    let out = Command::new(exe).arg("--version").output().expect("product runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Today's date (UTC) for a re-recording, from `date`: the record says when the product decided.
+pub fn today() -> String {
+    let out = Command::new("date").args(["-u", "+%Y-%m-%d"]).output().expect("date runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 fn last_line(bytes: &[u8]) -> String {
@@ -183,10 +202,11 @@ fn decide(mut cmd: Command, co: &Checkout) -> Verdict {
         v.dedup();
         v.join(" ")
     };
-    match code {
-        0 => Verdict { decision: Decision::Accept, detail: String::new() },
-        3 => Verdict { decision: Decision::Accept, detail: format!("cantTell {}", codes("cantTell")) },
-        1 => Verdict { decision: Decision::Deny, detail: codes("failed") },
-        _ => Verdict { decision: Decision::Deny, detail: format!("exit {code}: {}", last_line(&out.stderr)) },
-    }
+    let (decision, detail) = match code {
+        0 => (Decision::Accept, String::new()),
+        3 => (Decision::Accept, format!("cantTell {}", codes("cantTell"))),
+        1 => (Decision::Deny, codes("failed")),
+        _ => (Decision::Deny, format!("exit {code}: {}", last_line(&out.stderr))),
+    };
+    Verdict { decision, detail, exit: Some(code) }
 }
