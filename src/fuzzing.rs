@@ -439,3 +439,60 @@ pub fn cache_entry(data: &[u8]) {
     // An authenticated payload is still read as hostile bytes by each kind's reader.
     crate::crossaudit::read_cache_payloads(data);
 }
+
+/// `n` bytes of `unit` repeated, inside `open` … `close`.
+fn repeat(open: &str, unit: &str, close: &str, n: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n + open.len() + close.len() + unit.len());
+    v.extend_from_slice(open.as_bytes());
+    while v.len() + unit.len() + close.len() <= n {
+        v.extend_from_slice(unit.as_bytes());
+    }
+    v.extend_from_slice(close.as_bytes());
+    v
+}
+
+/// A JSON object of distinct short keys.
+fn many_keys(n: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(n + 32);
+    s.push('{');
+    let mut i = 0usize;
+    while s.len() + 16 < n {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "\"{i:x}\":0");
+        i += 1;
+    }
+    s.push('}');
+    s.into_bytes()
+}
+
+/// The hostile input shapes of the memory-budget test and the parsers bench, each about `n`
+/// bytes: many tiny items, long lines, deep nesting, many keys, separators, control characters,
+/// blank lines, in the syntaxes the parsers read (JSON, YAML, Markdown, key and armor lines).
+#[must_use]
+pub fn hostile_inputs(n: usize) -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("JSON array of zeros", repeat("[", "0,", "0]", n)),
+        ("JSON array of empty arrays", repeat("[", "[],", "[]]", n)),
+        ("JSON array of empty objects", repeat("[", "{},", "{}]", n)),
+        ("JSON object, many keys", many_keys(n)),
+        ("JSON string of escaped controls", repeat("\"", "\\u0001", "\"", n)),
+        ("JSON string, one long", repeat("\"", "a", "\"", n)),
+        ("deep nesting", repeat("", "[", "", n)),
+        ("blank lines", repeat("", "\n", "", n)),
+        ("CRLF lines", repeat("", "\r\n", "", n)),
+        ("one long line", repeat("", "a", "", n)),
+        ("control characters", repeat("", "\u{1}", "", n)),
+        ("separators", repeat("", ",:|-", "", n)),
+        ("YAML keys", repeat("", "a: 1\n", "", n)),
+        ("YAML list", repeat("", "- a\n", "", n)),
+        ("YAML flow nesting", repeat("", "{a: [", "", n)),
+        ("Markdown table rows", repeat("", "|a|b|\n", "", n)),
+        ("Markdown headings", repeat("", "### [BLOCKER] CA-DATA-001 x\n", "", n)),
+        ("key lines", repeat("", "a ssh-ed25519 AAAA\n", "", n)),
+        ("armor lines", repeat("-----BEGIN SSH SIGNATURE-----\n", "AAAA\n", "-----END SSH SIGNATURE-----\n", n)),
+        ("JSON Lines of objects", repeat("", "{}\n", "", n)),
+    ]
+}

@@ -11,6 +11,23 @@ use yaml_rust2::{Yaml, YamlLoader};
 /// real `crossaudit.yml` has a few dozen nodes.
 const MAX_EXPANDED_NODES: u64 = 100_000;
 
+/// The largest `crossaudit.yml` read. A configuration is a few kilobytes; the YAML scanner
+/// queues a token (about 48 bytes) for every item of a flow collection before the node count
+/// can refuse it, so the size bounds its memory (about 96 bytes per input byte, measured by
+/// `tests/memory_budget.rs`).
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+fn within_size(text: &str) -> Result<(), Error> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(Error(format!(
+            "{} bytes, larger than the {} KiB a configuration may be; refused before reading",
+            text.len(),
+            MAX_CONFIG_BYTES >> 10
+        )));
+    }
+    Ok(())
+}
+
 /// The parts of `crossaudit.yml` a verifier needs. Absent keys stay `None`: absent evidence
 /// never turns into a default in anyone's favour, except where the protocol defines one
 /// (`max_rounds` 3, `ledger.dir` `cycles`), which [`Config::max_rounds`] and friends apply and
@@ -62,6 +79,7 @@ impl Config {
     /// # Errors
     /// Invalid YAML, several documents, or a top level that is not a mapping.
     pub fn parse(text: &str) -> Result<Config, Error> {
+        within_size(text)?;
         expanded_size(text)?;
         let docs = YamlLoader::load_from_str(text).map_err(|e| Error(format!("invalid YAML: {e}")))?;
         let doc = match docs.as_slice() {
