@@ -63,3 +63,46 @@ fn fixtures_build_identically_twice() {
         assert_eq!(x.resolve("HEAD").expect("tip"), y.resolve("HEAD").expect("tip"), "{name}");
     }
 }
+
+/// The v1 minter lists what the reference runner lists: for every receipt of the genuine v1
+/// fixtures whose names git quotes, deletes or renames, the manifest's keys are exactly the lines
+/// of git's own `diff --name-only` against the first parent under `experiments/` (the commit's
+/// listing when that is empty), C-quoting and rename detection by git itself.
+#[test]
+fn v1_manifest_keys_are_what_git_diff_lists() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut receipts = 0;
+    for name in ["v1-genuine", "v1-quoted-names", "v1-quoted-rename"] {
+        let dir = support::materialize(name, tmp.path());
+        let (audit, science) = (dir.join("audit"), dir.join("science"));
+        let listing =
+            String::from_utf8(support::git(&audit, &["ls-tree", "-r", "--name-only", "HEAD"])).expect("UTF-8");
+        for path in listing.lines().filter(|p| p.ends_with("/receipt.json")) {
+            let bytes = support::git(&audit, &["show", &format!("HEAD:{path}")]);
+            let receipt: serde_json::Value = serde_json::from_slice(&bytes).expect("receipt JSON");
+            let sha = receipt["sha"].as_str().expect("sha");
+            let keys: Vec<&str> =
+                receipt["manifest"].as_object().expect("manifest").keys().map(String::as_str).collect();
+            let lines = |args: &[&str]| -> Vec<String> {
+                let out = String::from_utf8(support::git(&science, args)).expect("git prints C-quoted ASCII");
+                let mut v: Vec<String> =
+                    out.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+                v.sort();
+                v
+            };
+            let parents = String::from_utf8(support::git(&science, &["log", "-1", "--format=%P", sha])).expect("UTF-8");
+            let mut listed = match parents.split_whitespace().next() {
+                Some(first) => lines(&["diff", "--name-only", first, sha, "--", "experiments"]),
+                None => Vec::new(),
+            };
+            if listed.is_empty() {
+                listed = lines(&["ls-tree", "-r", "--name-only", sha, "--", "experiments"]);
+            }
+            let mut keys: Vec<String> = keys.into_iter().map(str::to_owned).collect();
+            keys.sort();
+            assert_eq!(keys, listed, "{name} {path}: manifest keys against git's listing");
+            receipts += 1;
+        }
+    }
+    assert!(receipts >= 3, "only {receipts} receipts compared");
+}

@@ -112,14 +112,36 @@ fn first_parent_changes(repo: &Repo, commit: ObjectId) -> Result<Vec<git::Change
 }
 
 /// §6.1: the name-only diff against the first parent under `experiments/` (the commit's own
-/// listing there when empty), C-quoted names and anything but a regular file `ABSENT`.
+/// listing there when empty), C-quoted names and anything but a regular file `ABSENT`; a
+/// rename lists only its new path (git's default rename detection; the minter pairs exact
+/// renames only, which git always detects).
 ///
 /// # Errors
 /// Unreadable objects.
 pub fn v1_manifest(repo: &Repo, commit: ObjectId) -> Result<BTreeMap<String, Bound>, Error> {
-    let mut listed: Vec<_> = first_parent_changes(repo, commit)?
+    let changes: Vec<_> = first_parent_changes(repo, commit)?
         .into_iter()
         .filter(|c| c.path == "experiments" || c.path.starts_with(b"experiments/"))
+        .collect();
+    let mut added: Vec<ObjectId> = changes
+        .iter()
+        .filter_map(|c| match (c.old, c.new) {
+            (None, Some((k, id))) if k.is_file() => Some(id),
+            _ => None,
+        })
+        .collect();
+    let mut listed: Vec<_> = changes
+        .into_iter()
+        .filter(|c| match (c.old, c.new) {
+            (Some((k, id)), None) if k.is_file() => match added.iter().position(|a| *a == id) {
+                Some(i) => {
+                    added.swap_remove(i);
+                    false
+                }
+                None => true,
+            },
+            _ => true,
+        })
         .map(|c| (c.path, c.new))
         .collect();
     if listed.is_empty() {

@@ -47,6 +47,14 @@ pub(super) fn presence(ledger: &Ledger, out: &mut Vec<CheckResult>) {
             ),
         )
     });
+    if ledger.detected {
+        out.push(res(
+            &LEDGER_LAYOUTS_MIXED,
+            Outcome::Passed,
+            "ledger",
+            format!("the ledger holds one layout ({} receipts)", ledger.family.as_str()),
+        ));
+    }
     if ledger.strays.is_empty() {
         out.push(res(
             &LEDGER_LAYOUT,

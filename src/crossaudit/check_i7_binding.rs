@@ -64,7 +64,7 @@ pub(super) fn bind(
     let subject = cycle.path.as_str();
     let receipt = parsed.receipt;
     let mut binding_failed: Vec<String> = receipt.problems.clone();
-    let verified_at = cycle.added_in.map_or(ledger.audit_head, |a| a.0);
+    let (verified_at, placed) = constitution_point(ctx, audit, cycle, &receipt);
     cycle_dir_binding(&receipt, cycle, out, &mut binding_failed);
 
     // Science side: subject and manifest.
@@ -79,13 +79,86 @@ pub(super) fn bind(
     }
 
     // Constitution binding and the version in force.
-    let constitution = constitution_checks(ctx, audit, &receipt, cycle, verified_at, out, &mut binding_failed);
+    let constitution =
+        constitution_checks(ctx, audit, &receipt, cycle, (verified_at, placed), out, &mut binding_failed);
     dcl_source(audit, &receipt, verified_at, subject, out, &mut binding_failed);
 
     // Report commit (schema 2) / the ledger commit of the report (v1).
     report_commit_check(ctx, audit, &receipt, cycle, out, &mut binding_failed);
     derivation_check(&receipt, subject, config.as_ref(), out, &mut binding_failed);
     Bound { receipt, binding: Binding { verified: true, failures: binding_failed }, config, constitution }
+}
+
+/// The audit commit whose Constitution was in force for this receipt, and whether that point
+/// is known. A committed receipt: the commit that added it (the audit's HEAD when it ran). One
+/// not yet committed: the commit that added its cycle's report (the audit ran before it).
+/// Without either, in local mode the audit ran between the audited commit and the head: the
+/// receipt is judged at the version it binds when that is the audited commit's version or an
+/// amendment since, else at the audited commit, so a later amendment never judges it (paper §6:
+/// amendments take effect between cycles) and a version older than the audited commit's never
+/// passes. Otherwise the head, where only the head's own version can be confirmed (`placed` is
+/// false).
+fn constitution_point(ctx: &Ctx<'_>, audit: &Repo, cycle: &Cycle, receipt: &Receipt) -> (ObjectId, bool) {
+    let ledger = ctx.ledger;
+    if let Some((added, _)) = cycle.added_in {
+        return (added, true);
+    }
+    if let Some(added) = cycle.report_added_in {
+        return (added, true);
+    }
+    let id = |s: Option<&str>| s.and_then(|s| ObjectId::from_hex(s.as_bytes()).ok());
+    let Some(audited) = id(receipt.sha.as_deref()).filter(|c| ledger.local && audit.commit(*c).is_ok()) else {
+        return (ledger.audit_head, false);
+    };
+    let path = match receipt.family {
+        Family::V1 => "AUDIT_RULES.md",
+        Family::Schema2 => receipt.constitution_path.as_str(),
+    };
+    let bound = id(receipt.constitution_commit.as_deref());
+    let versions = versions_since(audit, audited, ledger.audit_head, path, ctx.last_change);
+    match bound.filter(|b| versions.contains(b)) {
+        Some(b) => (b, true),
+        None => (audited, true),
+    }
+}
+
+/// The commits that set `path`'s version in force from `start` to `head`: its last change at
+/// `start`, and every change after it on the first-parent line up to `head` (an unreadable step
+/// ends the list: fewer versions only make the check stricter).
+fn versions_since(
+    audit: &Repo,
+    start: ObjectId,
+    head: ObjectId,
+    path: &str,
+    memo: &crate::git::LastChangeMemo,
+) -> Vec<ObjectId> {
+    let Ok(Some(first)) = audit.last_change_memo(start, path, memo) else { return Vec::new() };
+    let mut out = vec![first];
+    let mut at = audit.last_change_memo(head, path, memo).ok().flatten();
+    while let Some(c) = at.filter(|c| *c != first && !out.contains(c)) {
+        out.push(c);
+        at = audit
+            .commit(c)
+            .ok()
+            .and_then(|commit| commit.parents.first().copied())
+            .and_then(|p| audit.last_change_memo(p, path, memo).ok().flatten());
+    }
+    out
+}
+
+/// CV-A706 for a receipt whose audit cannot be placed in the ledger's history: the head's
+/// Constitution differs from what it binds, but a later amendment is no reason to refuse it.
+fn unplaced(subject: &str, problem: &str) -> CheckResult {
+    res(
+        &CONSTITUTION_BINDING,
+        Outcome::CantTell,
+        subject,
+        format!(
+            "{problem}; the receipt and its report are not committed and the audited commit is not in the ledger \
+             repository, so the version in force when it was audited cannot be placed (verify it once its report or \
+             the receipt is committed)"
+        ),
+    )
 }
 
 /// CV-A709: the receipt lives in the cycle directory it names.
@@ -352,7 +425,7 @@ fn constitution_checks(
     audit: &Repo,
     r: &Receipt,
     cycle: &Cycle,
-    verified_at: ObjectId,
+    (verified_at, placed): (ObjectId, bool),
     out: &mut Vec<CheckResult>,
     failed: &mut Vec<String>,
 ) -> Option<Constitution> {
@@ -384,8 +457,12 @@ fn constitution_checks(
     let history_ok = ctx.ledger.history.is_ok();
     let bytes = match audit.file_at(verified_at, path) {
         Ok(Some(b)) => b,
-        Ok(None) => {
+        Ok(None) if placed => {
             fail(out, format!("constitution {path} missing from the audit tree at {}", short(&at_commit)));
+            return None;
+        }
+        Ok(None) => {
+            out.push(unplaced(subject, &format!("constitution {path} missing from the audit tree at the head")));
             return None;
         }
         Err(e) => {
@@ -427,7 +504,11 @@ fn constitution_checks(
         );
     }
     for p in problems {
-        fail(out, p);
+        if placed {
+            fail(out, p);
+        } else {
+            out.push(unplaced(subject, &p));
+        }
     }
     // The version in force: v1 binds a commit (read the file there); schema 2 verified the
     // bytes above.

@@ -125,6 +125,19 @@ check!(LEDGER_LAYOUT, "CV-A004", "ledger-layout-unexpected", Warning, None,
     example: "CV-A004 failed cycles/notes.txt: not a cycle directory of the schema2 layout",
     spec: "[specs/crossaudit.md#cv-a004](../../specs/crossaudit.md#cv-a004); formats note §4.2–§4.3");
 
+check!(LEDGER_LAYOUTS_MIXED, "CV-A005", "ledger-layouts-mixed", Error, None,
+    "The ledger holds the records of one layout, or each layout is verified by name",
+    what: "Auto-detection reads the receipts' marker keys and the directory names at the audit revision. A ledger that \
+           holds more than one layout (v1 receipts, schema-2 receipts, deployed `CYCLE-NNNNNN` directories) fails, and \
+           the message gives the `--dialect` command that verifies each layout present.",
+    why: "Files copied beside a ledger must never weaken its verdict. Picking one layout lets a copied-in folder choose \
+          the checks a tampered ledger meets, and refusing to run (exit 2) reads weaker than the failure the ledger \
+          earned: the mixture is committed by the ledger's authors, so it is a finding about the record, not a wrong \
+          argument.",
+    example: "CV-A005 failed ledger: the ledger holds schema2 receipts (3, e.g. cycles/1a2b3c4d5e6f-r1/receipt.json) and \
+              deployed CYCLE-NNNNNN directories (2); … crossverify ledger --audit A --dialect schema2",
+    spec: "[specs/crossaudit.md#cv-a005](../../specs/crossaudit.md#cv-a005); paper §3.2 I8 (fail closed)");
+
 check!(VENDOR_HETEROGENEITY, "CV-A101", "vendor-heterogeneity-violated", Error, Some("I1"),
     "The auditor's vendor differs from the generator's, as crossaudit.yml declares it",
     what: "Reads `crossaudit.yml` at the audited commit (v1, and the product's local mode) or at the audit commit \
@@ -610,6 +623,7 @@ pub static CHECKS: &[&Check] = &[
     &RECEIPT_SHAPE,
     &LEDGER_HAS_CYCLES,
     &LEDGER_LAYOUT,
+    &LEDGER_LAYOUTS_MIXED,
     &VENDOR_HETEROGENEITY,
     &AUDITOR_IDENTITY,
     &ISOLATION_EVIDENCE,

@@ -26,7 +26,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
                     let mut layouts = load::receipt_layouts(opts)?;
                     if !layouts.is_empty() {
                         layouts.push(format!("deployed CYCLE-NNNNNN directories ({})", l.cycles.len()));
-                        return Err(Error::Usage(load::ambiguous(&layouts)));
+                        return Ok(mixed_layouts("ledger", opts, &layouts));
                     }
                 }
                 let (signed, signatures) = super::check_signed::deployed(opts, l.origin.commit())?;
@@ -44,7 +44,10 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         }
     }
     let anchor = opts.sigstore.load().map_err(Error::Usage)?;
-    let run = run(opts, ctx)?;
+    let run = match run(opts, ctx) {
+        Err(Error::MixedLayouts(layouts)) => return Ok(mixed_layouts("ledger", opts, &layouts)),
+        r => r?,
+    };
     wrong_science(opts, &run)?;
     let admissions: Vec<Admission> = run
         .facts
@@ -75,6 +78,37 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     report.views.extend(lifecycle_views);
     report.views.extend(run.signatures.clone());
     Ok(report)
+}
+
+/// The report on a ledger whose commits hold records of several layouts: one failed check
+/// (CV-A005) naming them and the command that verifies each. Verifying only one, or none and
+/// exiting 2, would let files copied beside a failing ledger weaken its verdict.
+fn mixed_layouts(command: &str, opts: &Options, layouts: &[String]) -> Report {
+    let mut report = Report::new(command);
+    report.input("audit", opts.audit.display().to_string());
+    if let Some(r) = &opts.audit_rev {
+        report.input("auditRev", r.clone());
+    }
+    report.input("dialect", "(several layouts)".to_owned());
+    let science = opts.science.as_ref().map(|p| format!(" --science {}", p.display())).unwrap_or_default();
+    let commands: Vec<String> = ["v1", "schema2", "deployed"]
+        .iter()
+        .filter(|d| layouts.iter().any(|l| l.starts_with(**d)))
+        .map(|d| format!("crossverify ledger --audit {}{science} --dialect {d}", opts.audit.display()))
+        .collect();
+    report.results.push(CheckResult::new(
+        &checks::LEDGER_LAYOUTS_MIXED,
+        Outcome::Failed,
+        "ledger",
+        format!(
+            "the ledger holds {}: auto-detection verifies no one layout of a ledger that holds several; \
+             each layout is verified by naming it: {}",
+            layouts.join(" and "),
+            commands.join("; ")
+        ),
+    ));
+    report.finish();
+    report
 }
 
 /// The statistics records of a v1 or schema-2 ledger (`crossverify stats` on such a ledger):
@@ -168,7 +202,10 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         ));
     }
     let anchor = opts.sigstore.load().map_err(Error::Usage)?;
-    let (run, placed) = run_with(opts, ctx, given.as_ref())?;
+    let (run, placed) = match run_with(opts, ctx, given.as_ref()) {
+        Err(Error::MixedLayouts(layouts)) => return Ok(mixed_layouts("receipt", opts, &layouts)),
+        r => r?,
+    };
     wrong_science(opts, &run)?;
     let head = verify::short(&run.ledger.audit_head.to_string());
     let idx = match &placed {

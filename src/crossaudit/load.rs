@@ -89,6 +89,11 @@ pub enum Error {
     /// The inputs do not make sense together.
     #[error("{0}")]
     Usage(String),
+    /// The committed ledger holds records of more than one layout, so auto-detection picks none
+    /// (a copied-in folder would otherwise choose the checks). `ledger` reports it as a failed
+    /// check (CV-A005): adding files never turns a failing ledger into one that "could not run".
+    #[error("{}", ambiguous(.0))]
+    MixedLayouts(Vec<String>),
     /// The caller interrupted the run.
     #[error(transparent)]
     Interrupted(#[from] crate::progress::Interrupted),
@@ -186,6 +191,8 @@ pub(crate) struct Ledger {
     pub audit: SharedRepo,
     pub audit_head: ObjectId,
     pub family: Family,
+    /// The family was detected (no `--dialect`): the ledger was found to hold one layout.
+    pub detected: bool,
     pub ledger_dir: String,
     pub science: Option<SharedRepo>,
     /// The science repository is the ledger repository (product local mode).
@@ -356,6 +363,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
         audit: audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE),
         audit_head,
         family,
+        detected: opts.dialect == DialectChoice::Auto,
         ledger_dir,
         science,
         local,
@@ -422,7 +430,7 @@ fn decide_family(
         }
     }
     if layouts.len() > 1 {
-        return Err(Error::Usage(ambiguous(&layouts)));
+        return Err(Error::MixedLayouts(layouts));
     }
     Ok(votes.keys().next().copied().unwrap_or_else(|| {
         let v1ish = dirs.keys().any(|d| d.get(..40).is_some_and(|p| p.bytes().all(|b| b.is_ascii_hexdigit())));

@@ -115,11 +115,15 @@ pub fn v1(repo: &Repo, commit: ObjectId) -> Result<Selection, git::Error> {
             sel.increment_dirs.insert(format!("{}/{}", comps[0], comps[1]));
         }
         if needs_quote(path.as_bstr()) {
+            let key = git::c_quote(path.as_bstr());
             let hidden = matches!(new, Some((k, _)) if k.is_file()).then(|| shown.clone());
-            sel.keys.insert(
-                git::c_quote(path.as_bstr()),
-                Expect::Absent { why: "C-quoted by git; no file has that name", hidden },
-            );
+            // A deleted quoted name is as optional as any deleted name: git's rename detection
+            // lists only a rename's new path. Only a quoted key whose file is still there hides
+            // content, and stays required so CV-A703 names it.
+            if new.is_none() {
+                sel.optional.insert(key.clone());
+            }
+            sel.keys.insert(key, Expect::Absent { why: "C-quoted by git; no file has that name", hidden });
             continue;
         }
         let expect = match new {

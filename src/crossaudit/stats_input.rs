@@ -142,6 +142,9 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                         // The operator's input is wrong (a paired ledger without its science
                         // repository, the wrong one): could not run, with the fix, as `ledger`.
                         super::Error::Usage(m) => Error::Input(m),
+                        // Figures over one layout of a mixed ledger would describe a part as
+                        // the whole: the layouts are named, as `ledger` names them (CV-A005).
+                        e @ super::Error::MixedLayouts(_) => Error::Input(e.to_string()),
                         super::Error::Git(g) => Error::Git(g),
                         super::Error::Interrupted(i) => Error::Interrupted(i),
                     })?;
