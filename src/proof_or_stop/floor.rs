@@ -306,6 +306,12 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     } else {
         O::Failed
     };
+    let (pr, pk) = (live.policy.rounds, live.policy.per_round);
+    let msg = if pr < PAPER_FLOOR.0 || pk < PAPER_FLOOR.1 {
+        format!("{msg} (the live policy asks for {pr} rounds of {pk}, below the paper's floor, which applies)")
+    } else {
+        msg
+    };
     let msg = if floor_outcome == O::CantTell {
         format!("{msg}; counting the records that bind no scopeHash would meet it, so whether it is met cannot be told")
     } else {
