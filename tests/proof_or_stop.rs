@@ -120,6 +120,50 @@ fn unusable_inputs_are_exit_2_naming_the_file() {
     assert!(err.contains("findings.json"), "{err}");
 }
 
+/// `--rounds`/`--per-round` can raise the paper's 3×2 floor, never lower it: a lower value is
+/// a usage error naming the floor; a `findings.json` with a round below 1 or a resolution
+/// action outside the closed set stops the run naming the file.
+#[test]
+fn the_floor_cannot_be_lowered_and_rounds_start_at_1() {
+    let store = ["--trust-store", "keys/trust-store.json"];
+    let floor = |dir: &str, extra: &[&str]| {
+        cli(&[&["floor", dir, "--repo", "repos/golden.git"][..], &store[..], &LIVE[..], extra].concat())
+    };
+    for (flag, v) in [("--rounds", "2"), ("--rounds", "0"), ("--per-round", "1")] {
+        let (code, err) = floor("floor/full-quorum", &[flag, v]);
+        assert_eq!(code, Some(2), "{flag} {v}");
+        assert!(err.contains(flag) && err.contains("never lowered"), "{err}");
+    }
+    assert_eq!(floor("floor/full-quorum", &["--rounds", "3", "--per-round", "2"]).0, Some(0));
+    assert_eq!(floor("floor/full-quorum", &["--rounds", "4"]).0, Some(1), "raised: three rounds are not four");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let finding = |extra: &str| {
+        format!(
+            r#"{{"kind":"proof-or-stop/findings/v1","storyId":"B-0001","phase":"review","findings":[{{"id":"F-001","lane":"review-a","severity":"low","status":"resolved",{extra}}}]}}"#
+        )
+    };
+    for (name, body, why) in [
+        ("filed-0", finding(r#""filedRound":0"#), "/findings/0/filedRound 0 is not a round"),
+        (
+            "resolved-0",
+            finding(r#""filedRound":1,"resolution":[{"round":0,"action":"resolve"}]"#),
+            "/findings/0/resolution/0/round 0 is not a round",
+        ),
+        (
+            "action",
+            finding(r#""filedRound":1,"resolution":[{"round":1,"action":"waive"}]"#),
+            "/findings/0/resolution/0/action \"waive\" is not one of",
+        ),
+    ] {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(d.join("findings.json"), body).expect("write");
+        let (code, err) = floor(d.to_str().expect("utf-8"), &[]);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains("findings.json") && err.contains(why), "{name}: {err}");
+    }
+}
+
 /// The trusted key may also be given alone, in hex; the report carries the reason at the top
 /// level and the live identities.
 #[test]

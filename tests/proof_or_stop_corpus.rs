@@ -120,7 +120,47 @@ fn bundle_cases(repos: &Path) -> Vec<BundleCase> {
     table5_cases(&mut add, repos, &attacker);
     verifier_bug_cases(&mut add);
     extra_cases(&mut add, &attacker);
+    sha256_cases(&mut add, repos);
     v
+}
+
+/// The golden repository rebuilt in git's SHA-256 object format (`prepare.sh`), its base.
+fn sha256_base(repos: &Path) -> String {
+    let r = crossverify::git::Repo::open(&repos.join("sha256.git")).expect("a SHA-256 repository opens");
+    r.resolve("HEAD~1").expect("base").to_string()
+}
+
+/// A genuine bundle over the golden story in a SHA-256 repository (`objectFormat: sha256`,
+/// 64-digit `headHash`), and the golden SHA-1 bundle presented against it.
+fn sha256_cases(
+    add: &mut impl FnMut(&'static str, Value, &'static str, Vec<&'static str>, &'static str),
+    repos: &Path,
+) {
+    let path = repos.join("sha256.git");
+    let r = crossverify::git::Repo::open(&path).expect("a SHA-256 repository opens");
+    let (base, head) = (r.resolve("HEAD~1").expect("base"), r.resolve("HEAD").expect("head"));
+    let roots = [".lattice".to_owned(), ".proof-or-stop".to_owned()];
+    let material = identity::material_hash(&r, head, &roots).expect("material");
+    let sfh = identity::story_files_hash(&r, base, head, &["src/**".to_owned()], &roots).expect("story files");
+    let scope = sha(scope_sha256_doc(&base.to_string()).as_bytes());
+    let p = edit(|p| {
+        let b = &mut p["predicate"]["binding"];
+        b["headHash"] = head.to_string().into();
+        b["objectFormat"] = "sha256".into();
+        b["materialHash"] = material.clone().into();
+        b["storyFilesHash"] = sfh.clone().into();
+        p["predicate"]["story"]["baseSha"] = base.to_string().into();
+        p["predicate"]["story"]["scopeHash"] = scope.clone().into();
+        p["subject"][0]["digest"]["sha256"] = material.trim_start_matches("sha256:").into();
+        p["subject"][1]["digest"]["gitCommit"] = head.to_string().into();
+    });
+    let scope_arg = vec!["--scope", "config/scope-sha256.json"];
+    add("x-sha256-object-format", signed(&p, &golden_key()), "sha256", scope_arg.clone(), "ok");
+    add("x-sha256-repo-sha1-bundle", golden_bundle(), "sha256", scope_arg, "stale");
+}
+
+fn scope_sha256_doc(base: &str) -> String {
+    format!(r#"{{"allowedPaths":["src/**"],"baseSha":"{base}","kind":"proof-or-stop/scope/v1","storyId":"B-0001"}}"#)
 }
 
 /// The paper's 18 tamper classes (Table 5), in its order, as the design note §5.1 maps them.
@@ -328,6 +368,14 @@ fn extra_cases(
         p["predicate"].as_object_mut().expect("predicate").remove("issuedAt");
     });
     add("x-issued-at-missing", signed(&missing, &g()), "golden", vec![], "malformed_bundle");
+    // RFC 3339 shapes that name no instant (issue 21): month 13, day 45, hour 99.
+    for (name, t) in [
+        ("x-issued-at-month-13", "2026-13-02T00:00:00Z"),
+        ("x-issued-at-day-45", "2026-01-45T00:00:00Z"),
+        ("x-issued-at-hour-99", "2026-01-02T99:00:00Z"),
+    ] {
+        add(name, signed(&edit(|p| p["predicate"]["issuedAt"] = t.into()), &g()), "golden", vec![], "malformed_bundle");
+    }
     let mut float = String::from_utf8(golden_payload()).expect("utf-8");
     float = float.replace(r#""round":1"#, r#""round":1.0"#);
     add("x-float-in-integer-field", sign_bundle(float.as_bytes(), &g()), "golden", vec![], "malformed_bundle");
@@ -406,6 +454,10 @@ fn generate(repos: &Path) -> BTreeMap<String, Vec<u8>> {
     files.insert("index.json".to_owned(), pretty(&index));
     floor_corpus(&mut files);
     stats_corpus(&mut files);
+    files.insert(
+        "config/scope-sha256.json".to_owned(),
+        format!("{}\n", scope_sha256_doc(&sha256_base(repos))).into_bytes(),
+    );
     files
 }
 
@@ -464,7 +516,7 @@ fn verdict(
             {"name": "head", "digest": {"gitCommit": b["headHash"]}},
         ],
         "predicate": {
-            "story": {"id": "B-0001", "round": round},
+            "story": {"id": "B-0001", "round": round, "scopeHash": g["predicate"]["story"]["scopeHash"]},
             "lane": lane,
             "runId": format!("{lane}-r{round}-{seq}"),
             "seq": seq,
@@ -489,7 +541,7 @@ fn degradation(material: &str, sfh: &str) -> Value {
             {"name": "head", "digest": {"gitCommit": b["headHash"]}},
         ],
         "predicate": {
-            "story": {"id": "B-0001", "round": 3},
+            "story": {"id": "B-0001", "round": 3, "scopeHash": g["predicate"]["story"]["scopeHash"]},
             "reason": "second-host-unavailable",
             "binding": {"headHash": b["headHash"], "materialHash": material, "objectFormat": "sha1",
                         "policyHash": b["policyHash"], "storyFilesHash": sfh},
@@ -498,6 +550,28 @@ fn degradation(material: &str, sfh: &str) -> Value {
         },
     });
     signed(&p, &golden_key())
+}
+
+/// A signed review record re-signed by its host's key after `edit` changed its payload.
+fn resign(bundle: &Value, edit: impl Fn(&mut Value)) -> Value {
+    let raw = STD.decode(bundle["dsseEnvelope"]["payload"].as_str().expect("payload")).expect("b64");
+    let mut p: Value = serde_json::from_slice(&raw).expect("payload JSON");
+    edit(&mut p);
+    let k = match p["predicate"]["producer"]["host"].as_str() {
+        Some("host-a") => golden_key(),
+        Some("host-b") => key(2),
+        _ => key(3),
+    };
+    signed(&p, &k)
+}
+
+fn resign_all(v: Vec<Value>, edit: impl Fn(&mut Value)) -> Vec<Value> {
+    v.iter().map(|b| resign(b, &edit)).collect()
+}
+
+/// sha256 of a committed configuration document (written in its RFC 8785 form).
+fn config_hash(name: &str) -> String {
+    sha(std::fs::read_to_string(dir().join("config").join(name)).expect("config").trim().as_bytes())
 }
 
 fn finding(id: &str, severity: &str, round: i64, status: &str) -> Value {
@@ -580,7 +654,7 @@ fn floor_cases() -> Vec<FloorCase> {
         finding("F-003", "medium", 2, "open"),
         finding("F-004", "critical", 1, "resolved"),
     ];
-    vec![
+    let mut cases = vec![
         ("full-quorum", quorum(3, &m, &s), vec![], "done", "golden", vec![], 0, "full-quorum", vec![]),
         ("degraded-single-host", single, vec![], "done", "golden", vec![], 1, "degraded-single-host", vec![]),
         ("shared-session", shared_session, vec![], "review", "golden", vec![], 1, "none", vec![]),
@@ -598,7 +672,9 @@ fn floor_cases() -> Vec<FloorCase> {
         ),
         (
             "empty-story-files-no-allowance",
-            quorum(3, &m, EMPTY_SFH),
+            resign_all(quorum(3, &m, EMPTY_SFH), |p| {
+                p["predicate"]["story"]["scopeHash"] = config_hash("scope-docs.json").into();
+            }),
             vec![],
             "review",
             "drift",
@@ -613,22 +689,12 @@ fn floor_cases() -> Vec<FloorCase> {
             vec![finding("F-001", "high", 1, "open")],
             "review",
             "golden",
-            vec!["--rounds", "2"],
+            vec![],
             1,
-            "full-quorum",
+            "none",
             vec!["F-001"],
         ),
-        (
-            "severities-round-2",
-            quorum(2, &m, &s),
-            r2,
-            "review",
-            "golden",
-            vec!["--rounds", "2"],
-            1,
-            "full-quorum",
-            vec!["F-001"],
-        ),
+        ("severities-round-2", quorum(2, &m, &s), r2, "review", "golden", vec![], 1, "none", vec!["F-001"]),
         ("severities-round-3", quorum(3, &m, &s), r3, "done", "golden", vec![], 1, "full-quorum", vec!["F-001"]),
         (
             "finding-omitted-from-findings-json",
@@ -641,7 +707,175 @@ fn floor_cases() -> Vec<FloorCase> {
             "full-quorum",
             vec!["F-009"],
         ),
+    ];
+    cases.extend(context_cases(&m, &s));
+    cases.extend(unsigned_cases(&m, &s));
+    cases
+}
+
+/// The review context beyond the tree (issue 21): the scope, and what a record that does not
+/// bind its scope can and cannot prove.
+fn context_cases(m: &str, s: &str) -> Vec<FloorCase> {
+    let legacy = |v: Vec<Value>| {
+        resign_all(v, |p| {
+            p["predicate"]["story"].as_object_mut().expect("story").remove("scopeHash");
+        })
+    };
+    vec![
+        (
+            "scope-widened-after-review",
+            quorum(3, m, s),
+            vec![],
+            "review",
+            "golden",
+            vec!["--scope", "config/scope-widened.json"],
+            1,
+            "none",
+            vec![],
+        ),
+        (
+            "scope-narrowed-after-review",
+            quorum(3, m, s),
+            vec![],
+            "review",
+            "golden",
+            vec!["--scope", "config/scope-narrowed.json"],
+            1,
+            "none",
+            vec![],
+        ),
+        (
+            "scope-unbound-legacy-verdicts",
+            legacy(quorum(3, m, s)),
+            vec![],
+            "review",
+            "golden",
+            vec![],
+            3,
+            "none",
+            vec![],
+        ),
+        (
+            "scope-unbound-legacy-verdicts-scope-widened",
+            legacy(quorum(3, m, s)),
+            vec![],
+            "review",
+            "golden",
+            vec!["--scope", "config/scope-widened.json"],
+            3,
+            "none",
+            vec![],
+        ),
+        (
+            "scope-unbound-legacy-verdicts-scope-narrowed",
+            legacy(quorum(3, m, s)),
+            vec![],
+            "review",
+            "golden",
+            vec!["--scope", "config/scope-narrowed.json"],
+            1,
+            "none",
+            vec![],
+        ),
     ]
+}
+
+/// Unsigned inputs beside the evidence only make the floor and the gate stricter; rounds are
+/// numbered from 1.
+fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
+    let weak = sha(WEAK_POLICY.as_bytes());
+    let under_weak = |v: Vec<Value>| resign_all(v, |p| p["predicate"]["binding"]["policyHash"] = weak.clone().into());
+    let one_pass = || under_weak(vec![verdict(&golden_key(), "host-a", "s-a1", 1, 1, &[], m, s)]);
+    let raised = || {
+        let mut v = quorum(3, m, s);
+        v.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], m, s));
+        v
+    };
+    let f009 = |sev: &str, status: &str, trail: Option<Value>| {
+        let mut f = finding("F-009", sev, 3, status);
+        if let Some(t) = trail {
+            f["resolution"] = t;
+        }
+        vec![f]
+    };
+    let mut earlier = vec![verdict(&golden_key(), "host-a", "s-a0", 1, 0, &["F-001"], m, s)];
+    earlier.extend(quorum(3, m, s));
+    let shifted = resign_all(quorum(3, m, s), |p| {
+        let r = p["predicate"]["story"]["round"].as_i64().expect("round");
+        p["predicate"]["story"]["round"] = (r - 1).into();
+    });
+    let beside = vec!["!--policy"];
+    vec![
+        (
+            "policy-beside-evidence-lowers-floor",
+            one_pass(),
+            vec![],
+            "done",
+            "golden",
+            beside.clone(),
+            1,
+            "none",
+            vec![],
+        ),
+        (
+            "policy-beside-evidence-advances-advisory",
+            one_pass(),
+            vec![finding("F-001", "medium", 1, "open")],
+            "done",
+            "golden",
+            beside,
+            1,
+            "none",
+            vec!["F-001"],
+        ),
+        (
+            "signed-finding-relabelled-low",
+            raised(),
+            f009("low", "open", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-marked-resolved",
+            raised(),
+            f009("critical", "resolved", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-resolution-recorded",
+            raised(),
+            f009("critical", "resolved", Some(json!([{"round": 3, "action": "resolve", "note": "fixed in review"}]))),
+            "done",
+            "golden",
+            vec![],
+            0,
+            "full-quorum",
+            vec![],
+        ),
+        ("later-pass-resolves-nothing", earlier, vec![], "done", "golden", vec![], 1, "full-quorum", vec!["F-001"]),
+        ("round-zero-is-not-a-round", shifted, vec![], "review", "golden", vec![], 1, "none", vec![]),
+    ]
+}
+
+/// A policy beside the evidence that asks for one round of one pass and makes every finding
+/// but a critical one advisory from round 1: below the paper's floor and gate.
+const WEAK_POLICY: &str = r#"{"findingGate":{"advisoryFromRound":{"high":1,"low":1,"medium":1},"unverified":"block"},"kind":"proof-or-stop/policy/v1","metadataRoots":[".lattice",".proof-or-stop"],"reviewFloor":{"independentPassesPerRound":1,"rounds":1}}"#;
+
+fn scope_doc(paths: &[&str]) -> String {
+    let base = "6ff5354f5fdf8b26edf20f4702bb15be8949a5b3";
+    format!(
+        r#"{{"allowedPaths":{},"baseSha":"{base}","kind":"proof-or-stop/scope/v1","storyId":"B-0001"}}"#,
+        json!(paths)
+    )
 }
 
 fn floor_corpus(files: &mut BTreeMap<String, Vec<u8>>) {
@@ -668,16 +902,24 @@ fn floor_corpus(files: &mut BTreeMap<String, Vec<u8>>) {
             ("--command-set", "config/command-set.json"),
             ("--scope", "config/scope.json"),
         ] {
-            if !extra.contains(&flag) {
+            // `!--policy`: no `--policy`; the weak policy is written beside the evidence instead.
+            if extra.contains(&format!("!{flag}").as_str()) {
+                files.insert(format!("floor/{name}/policy.json"), format!("{WEAK_POLICY}\n").into_bytes());
+            } else if !extra.contains(&flag) {
                 args.extend([flag.to_owned(), file.to_owned()]);
             }
         }
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args.extend(extra.iter().filter(|s| !s.starts_with('!')).map(|s| (*s).to_owned()));
         vectors.push(
             json!({"name": name, "args": args, "expect": {"exit": exit, "assurance": assurance, "blocking": blocking}}),
         );
     }
     files.insert("floor.json".to_owned(), pretty(&json!({"prepare": null, "vectors": vectors})));
+    files.insert(
+        "config/scope-widened.json".to_owned(),
+        format!("{}\n", scope_doc(&["docs/**", "src/**"])).into_bytes(),
+    );
+    files.insert("config/scope-narrowed.json".to_owned(), format!("{}\n", scope_doc(&["src/main.rs"])).into_bytes());
 }
 
 fn repos() -> PathBuf {
@@ -705,7 +947,7 @@ fn prepare_rebuilds_the_committed_repositories() {
         .status()
         .expect("sh runs");
     assert!(status.success(), "prepare.sh failed");
-    for r in ["golden", "drift", "fixed", "meta"] {
+    for r in ["golden", "drift", "fixed", "meta", "sha256"] {
         let rel = format!("{r}.git/refs/heads/main");
         let want = std::fs::read(repos().join(&rel)).expect("committed ref");
         assert_eq!(std::fs::read(out.join(&rel)).expect("rebuilt ref"), want, "{rel}");

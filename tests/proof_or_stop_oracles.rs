@@ -42,11 +42,15 @@ fn on_path(tool: &str) -> Option<PathBuf> {
 }
 
 fn run_bundle(bundle: &Path, repo: &str) -> Value {
+    run_bundle_scoped(bundle, repo, "config/scope.json")
+}
+
+fn run_bundle_scoped(bundle: &Path, repo: &str, scope: &str) -> Value {
     let out = support::crossverify()
         .args(["--format", "json", "bundle"])
         .arg(bundle)
         .args(["--repo", repo, "--trust-store", "keys/trust-store.json", "--policy", "config/policy.json"])
-        .args(["--command-set", "config/command-set.json", "--scope", "config/scope.json"])
+        .args(["--command-set", "config/command-set.json", "--scope", scope])
         .current_dir(pos())
         .output()
         .expect("runs");
@@ -171,6 +175,23 @@ fn identities_equal_an_independent_script_over_git_ls_tree() {
             "{repo}"
         );
     }
+    // The same story in git's SHA-256 object format: 64-digit ids in the records and the
+    // deletion marker.
+    let sha256 = pos().join("repos/sha256.git");
+    let base = crossverify::git::Repo::open(&sha256).expect("opens").resolve("HEAD~1").expect("base").to_string();
+    let theirs = script_identities(&sha256, &[&base, "src/**"]);
+    let ours = run_bundle_scoped(
+        &pos().join("bundles/x-sha256-object-format.json"),
+        "repos/sha256.git",
+        "config/scope-sha256.json",
+    );
+    assert_eq!(ours["reason"], "ok");
+    let live = &ours["identities"]["live"];
+    assert_eq!(
+        [live["materialHash"].as_str(), live["storyFilesHash"].as_str(), live["objectFormat"].as_str()],
+        [Some(theirs[0].as_str()), Some(theirs[1].as_str()), Some("sha256")],
+        "sha256"
+    );
 }
 
 /// The design note's second materialHash check: a symlink, an executable and metadata.

@@ -59,7 +59,8 @@ def main():
     if len(sys.argv) > 4:
         base, globs = sys.argv[3], [glob_re(g) for g in sys.argv[4:]]
         changed = [p for p in git(repo, "diff", "--no-renames", "--name-only", "-z", base, rev).split(b"\0") if p]
-        zero = b"0" * 40
+        # The deletion marker's id has the repository's length: 40 digits (SHA-1) or 64 (SHA-256).
+        zero = b"0" * len(git(repo, "rev-parse", rev).strip())
         keep = sorted(p for p in changed if not is_meta(p) and any(g.match(p) for g in globs))
         print(digest(b"proof-or-stop/story-files/v1", [head.get(p, b"000000 blob " + zero + b"\t" + p) for p in keep]))
 

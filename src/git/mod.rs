@@ -53,8 +53,9 @@ pub enum Error {
     MissingObject {
         /// Repository.
         path: PathBuf,
-        /// The missing object.
-        id: ObjectId,
+        /// The missing object (boxed, as in the other variants: a SHA-256 id is 32 bytes, and an
+        /// error this size travels through every `Result` of the crate).
+        id: Box<ObjectId>,
         /// What it was expected to be (`commit`, `tree`, `blob`).
         what: &'static str,
         /// A suggestion, e.g. to unshallow.
@@ -66,7 +67,7 @@ pub enum Error {
         /// Repository.
         path: PathBuf,
         /// The object.
-        id: ObjectId,
+        id: Box<ObjectId>,
         /// What it was expected to be.
         what: &'static str,
         /// Decoder message.
@@ -86,7 +87,7 @@ pub enum Error {
         /// Repository.
         path: PathBuf,
         /// Object.
-        id: ObjectId,
+        id: Box<ObjectId>,
         /// What it holds.
         what: String,
         /// Its size.
@@ -346,11 +347,16 @@ impl Repo {
         } else {
             String::new()
         };
-        Error::MissingObject { path: self.path.clone(), id, what, hint }
+        Error::MissingObject { path: self.path.clone(), id: Box::new(id), what, hint }
     }
 
     fn corrupt(&self, id: ObjectId, what: &'static str, reason: impl std::fmt::Display) -> Error {
-        Error::CorruptObject { path: self.path.clone(), id, what, reason: first_line(&reason.to_string()) }
+        Error::CorruptObject {
+            path: self.path.clone(),
+            id: Box::new(id),
+            what,
+            reason: first_line(&reason.to_string()),
+        }
     }
 
     /// Raw object data of the expected kind.
@@ -367,10 +373,17 @@ impl Repo {
         }
     }
 
-    /// Whether the object database holds `id`.
+    /// Whether the object database holds `id` (never an id of the other object format: a
+    /// SHA-1 id names nothing in a SHA-256 repository, and the reverse).
     #[must_use]
     pub fn has(&self, id: ObjectId) -> bool {
-        self.inner.has_object(id)
+        id.kind() == self.inner.object_hash() && self.inner.has_object(id)
+    }
+
+    /// The repository's object format (`extensions.objectFormat`; SHA-1 when unset).
+    #[must_use]
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.inner.object_hash()
     }
 
     /// Resolves a revision (`HEAD`, a branch, a full or abbreviated id, `main~2`) to a commit.
@@ -503,7 +516,7 @@ impl Repo {
         if size > MAX_RECORD_BYTES {
             return Err(Error::TooLarge {
                 path: self.path.clone(),
-                id,
+                id: Box::new(id),
                 what: what.to_owned(),
                 size,
                 limit: MAX_RECORD_BYTES,

@@ -92,6 +92,37 @@ fn reftable_repositories_are_refused_by_name() {
     assert!(matches!(e, Error::Open { .. }) && msg.contains("reftable") && !msg.contains('\n'), "{msg}");
 }
 
+/// A repository in git's SHA-256 object format reads like a SHA-1 one: 64-digit ids equal to
+/// the git CLI's, trees, diffs and ancestry; an id of the other format names nothing.
+#[test]
+fn sha256_repositories_read_like_sha1_ones() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = git_out(tmp.path(), &["init", "-q", "--object-format=sha256", "-b", "main", "s"]);
+    assert!(out.status.success(), "git init --object-format=sha256: {out:?}");
+    let dir = tmp.path().join("s");
+    std::fs::write(dir.join("a.txt"), "one\n").expect("write");
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "first"]);
+    std::fs::write(dir.join("a.txt"), "two\n").expect("write");
+    git(&dir, &["commit", "-q", "-am", "second"]);
+    let repo = Repo::open(&dir).expect("a SHA-256 repository opens");
+    assert_eq!(repo.object_hash(), gix::hash::Kind::Sha256);
+    let head = repo.resolve("HEAD").expect("HEAD");
+    assert_eq!(head, oid(&git(&dir, &["rev-parse", "HEAD"])));
+    assert_eq!(head.to_string().len(), 64);
+    let first = repo.resolve("HEAD~1").expect("HEAD~1");
+    assert!(repo.has(first) && repo.is_ancestor(first, head).expect("ancestry"));
+    let tree = repo.commit(head).expect("commit").tree;
+    let entries = repo.walk(tree, &Scope::all()).expect("walk");
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].id, oid(&git(&dir, &["rev-parse", "HEAD:a.txt"])));
+    let changes = repo.diff(Some(repo.commit(first).expect("commit").tree), Some(tree)).expect("diff");
+    assert_eq!(changes.len(), 1);
+    assert_eq!(repo.file_at(head, "a.txt").expect("read"), Some(b"two\n".to_vec()));
+    let sha1 = ObjectId::from_hex(&head.to_string().as_bytes()[..40]).expect("a SHA-1 shaped id");
+    assert!(!repo.has(sha1), "a SHA-1 id names nothing in a SHA-256 repository");
+}
+
 #[test]
 fn opens_bare_work_tree_and_dot_git_alike() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -689,7 +720,7 @@ fn missing_objects_are_typed() {
     let r = Repo::open(&bare).expect("reopen");
     let check = |e: Error, what: &str, id: ObjectId| {
         match &e {
-            Error::MissingObject { what: w, id: i, .. } => assert_eq!((*w, *i), (what, id)),
+            Error::MissingObject { what: w, id: i, .. } => assert_eq!((*w, **i), (what, id)),
             other => panic!("{other:?}"),
         }
         assert!(e.is_evidence_gap());
@@ -777,8 +808,8 @@ fn corrupt_objects_are_typed() {
             _ => r.history(ids[2]).expect_err("corrupt commit"),
         };
         assert!(
-            matches!(&e, Error::CorruptObject { id: i, what: w, .. } if *i == id && *w == what)
-                || matches!(&e, Error::MissingObject { id: i, .. } if *i == id),
+            matches!(&e, Error::CorruptObject { id: i, what: w, .. } if **i == id && *w == what)
+                || matches!(&e, Error::MissingObject { id: i, .. } if **i == id),
             "{what} {raw:?}: {e:?}"
         );
         assert!(e.is_evidence_gap());

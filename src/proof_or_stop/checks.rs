@@ -204,11 +204,14 @@ pub static FLOOR: Check = Check {
     summary: "At least R review rounds each hold K passing verdicts independent in host, session and key, over the \
               current state",
     what: "Counts signed `review-verdict/v1` passes of the story whose signature verifies under the trust store \
-           (role `review-verdict`, the key's own host) and which are fresh: `materialHash` equal to the live one, or \
-           `storyFilesHash` equal to the live one with neither side `EMPTY_STORY_FILES_HASH`. A round qualifies \
+           (role `review-verdict`, the key's own host) and which are fresh: judged under the live policy, object \
+           format and scope (`story.scopeHash`), and `materialHash` equal to the live one, or `storyFilesHash` \
+           equal to the live one with neither side `EMPTY_STORY_FILES_HASH`. A round (numbered from 1) qualifies \
            when K of its passes differ pairwise in host, session and key id; the floor is met when R rounds \
-           qualify. A degraded single-host record never makes it met: the assurance is then \
-           `degraded-single-host`, local only.",
+           qualify. R and K are the paper's 3 and 2, raised but never lowered by the policy or the flags. When \
+           records that do not bind their scope would make it met, the result is cantTell, never passed. A \
+           degraded single-host record never makes it met: the assurance is then `degraded-single-host`, local \
+           only.",
     why: "One reviewer, or one machine under several names, is not a quorum; the paper's Eq. 5 forbids upgrading \
           the local fallback into the full claim.",
     example: "CV-P101 failed B-0001: 1 of 3 rounds has 2 independent passes (degraded-single-host recorded)",
@@ -224,10 +227,12 @@ pub static DONE_GATE: Check = Check {
     group: None,
     summary: "No open finding blocks done at the current round (critical always; high until round 3; medium until \
               round 2; low never)",
-    what: "Reads `findings.json` and the finding ids of every verified `finding` verdict. An open finding blocks \
-           by its severity and the current round; a finding a signed verdict names but `findings.json` omits \
-           counts as open with unknown severity and blocks. A later PASS of the lane resolves nothing: only a \
-           status change does.",
+    what: "Decides from the signed verdicts: a finding id any verified `finding` verdict of the story names is \
+           open and blocks, whatever the unsigned `findings.json` says of its severity, until that file marks it \
+           resolved or dismissed with the matching entry in its resolution trail in or after the round it was \
+           raised in; omitting it does not hide it. A later PASS resolves nothing. The other open findings of \
+           `findings.json` block by severity at the current round (the fresh verdicts' largest), with the \
+           paper's advisory rounds delayed, never advanced, by the policy.",
     why: "A newer pass must not hide an older unresolved finding (the paper's B-6c4d race fix).",
     example: "CV-P102 failed F-001: open high finding blocks done at round 2 (advisory from round 3)",
     spec: "[specs/proof-or-stop.md#cv-p102](../../specs/proof-or-stop.md#cv-p102) (paper §8; design note §4.8)",
@@ -242,8 +247,10 @@ pub static RECORD_REJECTED: Check = Check {
     group: None,
     summary: "Every review record in the evidence directory verifies (a record that does not is not counted)",
     what: "Each `*.json` bundle under `verdicts/` goes through the bundle contract's signature and format steps \
-           with the review predicate; a record that fails is reported with its reason and left out of the floor \
-           and the gate.",
+           with the review predicate (a round below 1 is malformed); a record that fails is reported with its \
+           reason and left out of the floor and the gate. A verified record of another story, or bound to another \
+           policy, object format, scope or source state, is stale and not counted; one that binds no scope and \
+           whose story files the live scope cannot disprove is cantTell and not counted.",
     why: "Absent or unverifiable evidence never counts in favour; saying which record was dropped lets a reader \
           see why a floor is not met.",
     example: "CV-P103 failed verdicts/r1-b.json: signature_invalid",

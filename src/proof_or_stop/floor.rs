@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::commands::{Error, read_input};
-use super::identity::EMPTY_STORY_FILES_HASH;
+use super::identity::{self, EMPTY_STORY_FILES_HASH};
 use super::live::{self, Live, Sources};
 use super::review::{self, Finding, Findings, Kind, Record};
 use super::trust_store::TrustStore;
@@ -36,17 +36,111 @@ pub struct FloorOptions {
 /// Largest K searched for (pairwise independence over K-subsets).
 pub const MAX_PER_ROUND: usize = 16;
 
-/// Whether a verified record is bound to the live state: `materialHash` equal, or
-/// `storyFilesHash` equal with neither side the empty-story hash; and the live policy.
+/// The paper's review floor (Eq. 4): R = 3 rounds of K = 2 independent passes. The live policy
+/// and the command line may raise it; nothing lowers it (zero rounds is not a floor).
+pub const PAPER_FLOOR: (i64, i64) = (3, 2);
+
+/// The paper's finding gate (§8): high advisory from round 3, medium from 2, low from 1. An
+/// unsigned policy may make findings block longer, never shorter.
+pub const PAPER_ADVISORY_FROM: (i64, i64, i64) = (3, 2, 1);
+
+/// Whether a verified record was judged against the live review context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Freshness {
+    /// Same policy, object format and scope, and the live `materialHash` (or the live
+    /// non-empty `storyFilesHash`).
+    Fresh,
+    /// Bound to something else than the live context (why).
+    Stale(String),
+    /// Everything it binds matches, but it does not bind its scope: whether it was judged
+    /// against the live one cannot be told (why).
+    Unknown(String),
+}
+
+/// Whether a verified record is bound to the live review context: the live policy (it decides
+/// the metadata roots and the floor), the repository's object format, the live scope (it
+/// decides which files are story files), and the source: `materialHash` equal, or
+/// `storyFilesHash` equal with neither side the empty-story hash.
+///
+/// A record that does not bind its scope is compared through what the live scope derives:
+/// `derive(headHash)` is the `storyFilesHash` the live scope gives at the record's head
+/// (`None` when it cannot be computed); a different one proves another set of story files was
+/// judged (stale), an equal one does not prove the same scope (unknown).
 #[must_use]
-pub fn fresh(r: &Record, live: &Live) -> bool {
+pub fn freshness(r: &Record, live: &Live, derive: impl Fn(&str) -> Option<String>) -> Freshness {
     let b = &r.binding;
     let sfh = &b["storyFilesHash"];
-    b["policyHash"] == live.policy_hash
-        && (b["materialHash"] == live.material_hash
-            || (*sfh == live.story_files_hash
-                && sfh != EMPTY_STORY_FILES_HASH
-                && live.story_files_hash != EMPTY_STORY_FILES_HASH))
+    if b["policyHash"] != live.policy_hash {
+        return Freshness::Stale(format!(
+            "stale: judged under policyHash {}, not the live {} (the policy decides the metadata roots and the floor)",
+            b["policyHash"], live.policy_hash
+        ));
+    }
+    if b["objectFormat"] != live.object_format {
+        return Freshness::Stale(format!(
+            "stale: objectFormat {} is not the repository's {}",
+            b["objectFormat"], live.object_format
+        ));
+    }
+    if let Some(h) = r.scope_hash.as_deref().filter(|h| *h != live.scope_hash) {
+        return Freshness::Stale(format!(
+            "stale: judged against scopeHash {h}, not the live scope's {} (the scope decides the story files)",
+            live.scope_hash
+        ));
+    }
+    let source = b["materialHash"] == live.material_hash
+        || (*sfh == live.story_files_hash
+            && sfh != EMPTY_STORY_FILES_HASH
+            && live.story_files_hash != EMPTY_STORY_FILES_HASH);
+    if !source {
+        return Freshness::Stale("stale: bound to another materialHash (and no storyFilesHash allowance)".to_owned());
+    }
+    if r.scope_hash.is_some() {
+        return Freshness::Fresh;
+    }
+    match derive(&b["headHash"]) {
+        Some(d) if d != *sfh => Freshness::Stale(format!(
+            "stale: binds no story.scopeHash, and the live scope gives storyFilesHash {d} at its head, not its {sfh}: \
+             it judged another set of story files"
+        )),
+        _ => Freshness::Unknown(format!(
+            "binds no story.scopeHash: whether it was judged against the live scope {} cannot be told, so it is not \
+             counted",
+            live.scope_hash
+        )),
+    }
+}
+
+/// The `storyFilesHash` the live scope gives at `head` (hex commit id), when it can be computed.
+fn derive_story_files(repo: &Repo, live: &Live, head: &str) -> Option<String> {
+    let id = gix::ObjectId::from_hex(head.as_bytes()).ok().filter(|id| repo.has(*id))?;
+    identity::story_files_hash(repo, live.scope.base, id, &live.scope.allowed, &live.policy.roots).ok()
+}
+
+/// R and K: the paper's floor, raised by the live policy and by `--rounds`/`--per-round`;
+/// a flag below the paper's floor is a usage error (it would lower it).
+fn requirement(o: &FloorOptions, policy: &live::Policy) -> Result<(i64, i64), Error> {
+    let (pr, pk) = PAPER_FLOOR;
+    for (flag, v, min) in [("--rounds", o.rounds, pr), ("--per-round", o.per_round, pk)] {
+        if let Some(v) = v.map(i64::from).filter(|v| *v < min) {
+            return Err(Error::Input(format!(
+                "{flag} {v} is below the paper's review floor of {pr} rounds of {pk} independent passes (Eq. 4): \
+                 the floor can be raised, never lowered; pass {flag} {min} or more, or leave it out"
+            )));
+        }
+    }
+    let r = pr.max(policy.rounds).max(o.rounds.map_or(0, i64::from));
+    let k = pk.max(policy.per_round).max(o.per_round.map_or(0, i64::from));
+    Ok((r, k))
+}
+
+/// The `pass` verdicts of `records` by round.
+fn passes<'a>(records: impl Iterator<Item = &'a Record>) -> BTreeMap<i64, Vec<&'a Record>> {
+    let mut per_round: BTreeMap<i64, Vec<&Record>> = BTreeMap::new();
+    for r in records.filter(|r| matches!(&r.kind, Kind::Verdict { verdict, .. } if verdict == "pass")) {
+        per_round.entry(r.round).or_default().push(r);
+    }
+    per_round
 }
 
 /// Whether `passes` hold `k` records pairwise different in host, session and key.
@@ -75,7 +169,8 @@ pub fn independent(passes: &[&Record], k: usize) -> bool {
     pick(passes, k, 0, &mut Vec::new())
 }
 
-/// Whether an open finding blocks done at `round` under the live policy.
+/// Whether an open finding blocks done at `round` under the live policy, which may delay the
+/// paper's advisory rounds but never advance them.
 #[must_use]
 pub fn blocks(f: &Finding, round: i64, live: &Live) -> bool {
     let p = &live.policy;
@@ -85,11 +180,12 @@ pub fn blocks(f: &Finding, round: i64, live: &Live) -> bool {
     if f.evidence_state.as_deref() != Some("verified") && !p.unverified_blocks {
         return false;
     }
+    let (high, medium, low) = PAPER_ADVISORY_FROM;
     match f.severity.as_str() {
         "critical" => true,
-        "high" => round < p.high_advisory_from,
-        "medium" => round < p.medium_advisory_from,
-        "low" => round < p.low_advisory_from,
+        "high" => round < p.high_advisory_from.max(high),
+        "medium" => round < p.medium_advisory_from.max(medium),
+        "low" => round < p.low_advisory_from.max(low),
         _ => true,
     }
 }
@@ -147,33 +243,44 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
         let m = format!("all {} review records verified", records.len());
         results.push(CheckResult::new(&RECORD_REJECTED, O::Passed, "verdicts/", m));
     }
-    let (r_need, k_need) =
-        (o.rounds.map_or(live.policy.rounds, i64::from), o.per_round.map_or(live.policy.per_round, i64::from));
+    let (r_need, k_need) = requirement(o, &live.policy)?;
     let k = usize::try_from(k_need).ok().filter(|k| (1..=MAX_PER_ROUND).contains(k)).ok_or_else(|| {
         Error::Input(format!("independent passes per round {k_need} is not between 1 and {MAX_PER_ROUND}"))
     })?;
     let mut usable = Vec::new();
+    let mut unknown = Vec::new();
+    // Every verified record of the story, fresh or not: a finding a signed verdict raised
+    // stands until its resolution is recorded, whatever changed since.
+    let mut signed = Vec::new();
     for (name, r) in &records {
-        let why = if r.story != findings.story {
-            Some(format!("stale: about story {}, not {}", r.story, findings.story))
-        } else if !fresh(r, &live) {
-            Some("stale: bound to another materialHash (and no storyFilesHash allowance) or policy".to_owned())
-        } else {
-            None
-        };
-        match why {
-            Some(m) => results.push(CheckResult::new(&RECORD_REJECTED, O::Failed, name, m).with("reason", "stale")),
-            None => usable.push(r),
+        if r.story != findings.story {
+            let m = format!("stale: about story {}, not {}", r.story, findings.story);
+            results.push(CheckResult::new(&RECORD_REJECTED, O::Failed, name, m).with("reason", "stale"));
+            continue;
+        }
+        signed.push(r);
+        match freshness(r, &live, |h| derive_story_files(&repo, &live, h)) {
+            Freshness::Fresh => usable.push(r),
+            Freshness::Stale(m) => {
+                results.push(CheckResult::new(&RECORD_REJECTED, O::Failed, name, m).with("reason", "stale"));
+            }
+            Freshness::Unknown(m) => {
+                results.push(CheckResult::new(&RECORD_REJECTED, O::CantTell, name, m));
+                unknown.push(r);
+            }
         }
     }
-    let current =
-        usable.iter().map(|r| r.round).chain(findings.findings.iter().map(|f| f.filed_round)).max().unwrap_or(1);
-    let mut per_round: BTreeMap<i64, Vec<&Record>> = BTreeMap::new();
-    for r in usable.iter().filter(|r| matches!(&r.kind, Kind::Verdict { verdict, .. } if verdict == "pass")) {
-        per_round.entry(r.round).or_default().push(r);
-    }
+    // The current round is the signed verdicts' (unsigned findings.json cannot advance it and
+    // so make findings advisory); a finding filed later is graded at this round, which is stricter.
+    let current = usable.iter().map(|r| r.round).max().unwrap_or(1);
+    let per_round = passes(usable.iter().copied());
     let qualifying: Vec<i64> = per_round.iter().filter(|(_, v)| independent(v, k)).map(|(r, _)| *r).collect();
-    let met = i64::try_from(qualifying.len()).unwrap_or(i64::MAX) >= r_need;
+    let enough = |n: usize| i64::try_from(n).unwrap_or(i64::MAX) >= r_need;
+    let met = enough(qualifying.len());
+    // Counting the records whose scope cannot be told as well: if that would meet the floor,
+    // the answer is "cannot tell", never a pass.
+    let with_unknown = passes(usable.iter().chain(unknown.iter()).copied());
+    let could = enough(with_unknown.values().filter(|v| independent(v, k)).count());
     let degraded = usable.iter().any(|r| matches!(r.kind, Kind::Degradation { .. }));
     let assurance = if met {
         "full-quorum"
@@ -192,10 +299,26 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
             ""
         }
     );
-    results.push(
-        CheckResult::new(&FLOOR, if met { O::Passed } else { O::Failed }, &subject, msg).with("assurance", assurance),
-    );
-    let gate = gate(&findings, &usable, current, &live);
+    let floor_outcome = if met {
+        O::Passed
+    } else if could {
+        O::CantTell
+    } else {
+        O::Failed
+    };
+    let (pr, pk) = (live.policy.rounds, live.policy.per_round);
+    let msg = if pr < PAPER_FLOOR.0 || pk < PAPER_FLOOR.1 {
+        format!("{msg} (the live policy asks for {pr} rounds of {pk}, below the paper's floor, which applies)")
+    } else {
+        msg
+    };
+    let msg = if floor_outcome == O::CantTell {
+        format!("{msg}; counting the records that bind no scopeHash would meet it, so whether it is met cannot be told")
+    } else {
+        msg
+    };
+    results.push(CheckResult::new(&FLOOR, floor_outcome, &subject, msg).with("assurance", assurance));
+    let gate = gate(&findings, &signed, current, &live);
     let blocked = gate.iter().any(|(_, b, _)| *b);
     results.extend(gate.iter().map(|(f, b, why)| {
         CheckResult::new(&DONE_GATE, if *b { O::Failed } else { O::Passed }, &f.id, why.clone())
@@ -226,44 +349,86 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// Every open finding (and every finding a lane's latest signed `finding` verdict names that
-/// `findings.json` lacks) with whether it blocks and why.
-fn gate(findings: &Findings, usable: &[&Record], round: i64, live: &Live) -> Vec<(Finding, bool, String)> {
-    let mut out: Vec<(Finding, bool, String)> = Vec::new();
-    for f in findings.findings.iter().filter(|f| f.status == "open") {
-        let b = blocks(f, round, live);
-        let word = if b { "blocks" } else { "is advisory for" };
-        out.push((f.clone(), b, format!("open {} finding {word} done at round {round}", f.severity)));
-    }
-    let mut latest: BTreeMap<&str, &Record> = BTreeMap::new();
-    for r in usable {
-        if let Kind::Verdict { lane, seq, .. } = &r.kind {
-            let newer =
-                latest.get(lane.as_str()).is_none_or(|l| matches!(&l.kind, Kind::Verdict { seq: s, .. } if seq > s));
-            if newer {
-                latest.insert(lane, r);
-            }
-        }
-    }
-    for r in latest.values() {
+/// Every finding that keeps the story from done, or is advisory for it, with why.
+///
+/// The signed verdicts decide: a finding id a verified verdict of the story named (any lane,
+/// any run, fresh or not: a later pass resolves nothing) blocks whatever the unsigned
+/// `findings.json` says of its severity or evidence state, unless that file's resolution trail
+/// records a `resolve` or `dismiss` in or after the round it was raised in (and no later
+/// `reopen`). `findings.json` may add findings: its other open findings are graded by
+/// severity and round.
+fn gate(findings: &Findings, signed: &[&Record], round: i64, live: &Live) -> Vec<(Finding, bool, String)> {
+    // id -> (latest round a signed verdict raised it in, lane)
+    let mut raised: BTreeMap<&str, (i64, &str)> = BTreeMap::new();
+    for r in signed {
         if let Kind::Verdict { finding_ids, lane, .. } = &r.kind {
-            for id in finding_ids.iter().filter(|id| !findings.findings.iter().any(|f| &f.id == *id)) {
-                let f = Finding {
-                    id: id.clone(),
-                    lane: lane.clone(),
-                    filed_round: r.round,
-                    severity: "unknown".into(),
-                    status: "open".into(),
-                    evidence_state: None,
-                    category: None,
-                    title: None,
-                    resolution: Vec::new(),
-                };
-                out.push((f, true, format!("lane {lane}'s latest signed verdict names {id}, which findings.json omits: open, severity unknown, blocks")));
+            for id in finding_ids {
+                let e = raised.entry(id.as_str()).or_insert((r.round, lane.as_str()));
+                if r.round > e.0 {
+                    *e = (r.round, lane.as_str());
+                }
             }
         }
+    }
+    let mut out: Vec<(Finding, bool, String)> = Vec::new();
+    for f in &findings.findings {
+        if let Some(&(at, lane)) = raised.get(f.id.as_str()) {
+            if f.status == "open" {
+                let why = format!(
+                    "raised by a signed verdict of lane {lane} in round {at}: open, blocks (its severity and \
+                     evidenceState in the unsigned findings.json cannot make it advisory)"
+                );
+                out.push((f.clone(), true, why));
+            } else if !resolution_recorded(f, at) {
+                let why = format!(
+                    "raised by a signed verdict of lane {lane} in round {at}; findings.json marks it {} but its \
+                     resolution trail records no resolve or dismiss in round {at} or later: open, blocks",
+                    f.status
+                );
+                out.push((f.clone(), true, why));
+            }
+        } else if f.status == "open" {
+            let b = blocks(f, round, live);
+            let word = if b { "blocks" } else { "is advisory for" };
+            out.push((f.clone(), b, format!("open {} finding {word} done at round {round}", f.severity)));
+        }
+    }
+    for (id, (at, lane)) in raised.iter().filter(|(id, _)| !findings.findings.iter().any(|f| f.id == **id)) {
+        let f = Finding {
+            id: (*id).to_owned(),
+            lane: (*lane).to_owned(),
+            filed_round: *at,
+            severity: "unknown".into(),
+            status: "open".into(),
+            evidence_state: None,
+            category: None,
+            title: None,
+            resolution: Vec::new(),
+        };
+        out.push((
+            f,
+            true,
+            format!(
+                "a signed verdict of lane {lane} names {id}, which findings.json omits: open, severity unknown, blocks"
+            ),
+        ));
     }
     out
+}
+
+/// Whether `f`'s resolution trail closes it in or after round `raised`: the last `resolve`,
+/// `dismiss` or `reopen` entry from that round on is a `resolve` or `dismiss` matching its
+/// status.
+fn resolution_recorded(f: &Finding, raised: i64) -> bool {
+    let last = f
+        .resolution
+        .iter()
+        .filter(|(r, a)| *r >= raised && matches!(a.as_str(), "resolve" | "dismiss" | "reopen"))
+        .max_by_key(|(r, _)| *r);
+    matches!(
+        (last.map(|(_, a)| a.as_str()), f.status.as_str()),
+        (Some("resolve"), "resolved") | (Some("dismiss"), "dismissed")
+    )
 }
 
 fn floor_view(per_round: &BTreeMap<i64, Vec<&Record>>, qualifying: &[i64], k: usize) -> View {

@@ -284,23 +284,38 @@ pub struct DoneEvidence {
     pub issued_at: String,
 }
 
-fn rfc3339_z(s: &str) -> bool {
+/// Whether `s` is an RFC 3339 instant in UTC written with `Z` (`date-time` of §5.6 with the
+/// `Z` offset), and a real one: month 01–12, a day that month has (leap years by the Gregorian
+/// rule), hour 00–23, minute 00–59, second 00–59 or the leap second 23:59:60 (§5.7).
+#[must_use]
+pub fn rfc3339_z(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    b.len() >= 20
-        && digits(0..4)
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let d = b.get(r)?;
+        d.iter().all(u8::is_ascii_digit).then(|| d.iter().fold(0, |n, c| n * 10 + u32::from(c - b'0')))
+    };
+    let shape = b.len() >= 20
         && b[4] == b'-'
-        && digits(5..7)
         && b[7] == b'-'
-        && digits(8..10)
         && b[10] == b'T'
-        && digits(11..13)
         && b[13] == b':'
-        && digits(14..16)
         && b[16] == b':'
-        && digits(17..19)
         && b.last() == Some(&b'Z')
-        && (b.len() == 20 || (b[19] == b'.' && b.len() > 21 && digits(20..b.len() - 1)))
+        && (b.len() == 20 || (b[19] == b'.' && b.len() > 21 && b[20..b.len() - 1].iter().all(u8::is_ascii_digit)));
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) =
+        (num(0..4), num(5..7), num(8..10), num(11..13), num(14..16), num(17..19))
+    else {
+        return false;
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match mo {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    shape && (1..=days).contains(&d) && h <= 23 && mi <= 59 && (sec <= 59 || (sec == 60 && h == 23 && mi == 59))
 }
 
 /// Step C1 for done evidence.
@@ -383,4 +398,43 @@ pub fn doc_hash(v: &Value) -> Result<String, json::jcs::JcsError> {
     use sha2::Digest;
     let c = json::jcs::to_canonical(v)?;
     Ok(format!("sha256:{}", hex::encode(sha2::Sha256::digest(c.as_bytes()))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_z;
+
+    #[test]
+    fn timestamps_must_name_an_instant() {
+        for ok in [
+            "2026-01-02T00:05:00Z",
+            "2024-02-29T12:00:00Z",
+            "2000-02-29T00:00:00Z",
+            "2026-12-31T23:59:60Z",
+            "2026-06-30T23:59:59.123456789Z",
+        ] {
+            assert!(rfc3339_z(ok), "{ok}");
+        }
+        for bad in [
+            "2026-13-02T00:00:00Z",
+            "2026-00-02T00:00:00Z",
+            "2026-01-45T00:00:00Z",
+            "2026-01-00T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2026-01-02T99:00:00Z",
+            "2026-01-02T24:00:00Z",
+            "2026-01-02T00:60:00Z",
+            "2026-01-02T00:00:61Z",
+            "2026-01-02T12:00:60Z",
+            "2026-01-02T00:00:00.Z",
+            "2026-01-02T00:00:00+00:00",
+            "2026-01-02t00:00:00Z",
+            "2026-1-02T00:00:00Z",
+            "",
+        ] {
+            assert!(!rfc3339_z(bad), "{bad}");
+        }
+    }
 }

@@ -182,6 +182,13 @@ fn scope(repo: &Repo, v: &Value) -> Result<StoryScope, String> {
     let base_text = string(m, "baseSha", "")?;
     let base =
         ObjectId::from_hex(base_text.as_bytes()).map_err(|_| format!("/baseSha {base_text} is not a commit id"))?;
+    if base.kind() != repo.object_hash() {
+        return Err(format!(
+            "/baseSha {base_text} is a {} id, but the repository's object format is {}",
+            base.kind(),
+            repo.object_hash()
+        ));
+    }
     if !repo.has(base) {
         return Err(format!("/baseSha {base_text} is not in the repository"));
     }

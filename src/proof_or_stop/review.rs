@@ -40,8 +40,11 @@ pub enum Kind {
 pub struct Record {
     /// Story id.
     pub story: String,
-    /// Round.
+    /// Round (≥ 1: rounds are numbered from 1, as the paper numbers them).
     pub round: i64,
+    /// `story.scopeHash`: sha256(JCS(scope)) of the scope the record was judged against. Older
+    /// records may lack it; freshness against the live scope then cannot be told.
+    pub scope_hash: Option<String>,
     /// What it says.
     pub kind: Kind,
     /// Its binding.
@@ -88,22 +91,32 @@ pub fn verify(bytes: &[u8], store: &TrustStore) -> Result<Record, Rejection> {
             .map_err(c1)?;
         (Kind::Degradation { reason: string(m, "reason", at).map_err(c1)?.to_owned() }, "review-verdict")
     };
-    let s = closed(&p["story"], "/predicate/story", &["id", "round"], &[]).map_err(c1)?;
+    let s = closed(&p["story"], "/predicate/story", &["id", "round"], &["scopeHash"]).map_err(c1)?;
+    let round = int(s, "round", "/predicate/story").map_err(c1)?;
+    if round < 1 {
+        return Err(c1(format!("/predicate/story/round {round} is not a round: rounds are numbered from 1")));
+    }
+    let scope_hash = s.get("scopeHash").map(|_| string(s, "scopeHash", "/predicate/story").map(str::to_owned));
+    let scope_hash = scope_hash.transpose().map_err(c1)?;
     let producer = format::producer(&p["producer"], "/predicate/producer").map_err(c1)?;
     let b = binding(&p["binding"], "/predicate/binding", &REVIEW_BINDING).map_err(c1)?;
     if producer.key_id != v.key.key_id {
         return Err(Rejection::new(Step::C2, format!("producer.keyId {} is not the signing key", producer.key_id)));
     }
     v.key.authorises(role, &producer.lane, &producer.host).map_err(|m| Rejection::new(Step::C2, m))?;
+    let head_len = if b.get("objectFormat").is_some_and(|f| f == "sha256") { 64 } else { 40 };
     for k in REVIEW_BINDING {
         let ok = b.get(k).is_some_and(|x| match k {
-            "headHash" => is_commit(x, 40) || is_commit(x, 64),
+            "headHash" => is_commit(x, head_len),
             "objectFormat" => x == "sha1" || x == "sha256",
             _ => is_sha256(x),
         });
         if !ok {
             return Err(Rejection::new(Step::D1, format!("binding.{k} is absent or malformed")));
         }
+    }
+    if let Some(h) = scope_hash.as_deref().filter(|h| !is_sha256(h)) {
+        return Err(Rejection::new(Step::D1, format!("story.scopeHash {h} is not sha256: and 64 lowercase hex")));
     }
     if Some(st.subject_material.as_str()) != b["materialHash"].strip_prefix("sha256:")
         || st.subject_head != b["headHash"]
@@ -112,7 +125,8 @@ pub fn verify(bytes: &[u8], store: &TrustStore) -> Result<Record, Rejection> {
     }
     Ok(Record {
         story: string(s, "id", "/predicate/story").map_err(c1)?.to_owned(),
-        round: int(s, "round", "/predicate/story").map_err(c1)?,
+        round,
+        scope_hash,
         kind,
         binding: b,
         producer,
@@ -181,6 +195,16 @@ pub fn findings(bytes: &[u8]) -> Result<Findings, String> {
     Ok(Findings { story: string(top, "storyId", "")?.to_owned(), phase, findings: out })
 }
 
+/// The actions of a finding's resolution trail (the design note's finding events).
+pub const RESOLUTION_ACTIONS: [&str; 5] = ["add", "verify", "resolve", "dismiss", "reopen"];
+
+/// A round number: an integer from 1 (the paper numbers rounds from 1; 0 or a negative
+/// number is not a round).
+fn round_member(m: &BTreeMap<String, Value>, key: &str, at: &str) -> Result<i64, String> {
+    let r = int(m, key, at)?;
+    if r < 1 { Err(format!("{at}/{key} {r} is not a round: rounds are numbered from 1")) } else { Ok(r) }
+}
+
 fn finding(f: &Value, at: &str) -> Result<Finding, String> {
     let m = closed(
         f,
@@ -201,13 +225,17 @@ fn finding(f: &Value, at: &str) -> Result<Finding, String> {
         for (j, e) in list.iter().enumerate() {
             let eat = format!("{at}/resolution/{j}");
             let o = closed(e, &eat, &["round", "action"], &["note"])?;
-            resolution.push((int(o, "round", &eat)?, string(o, "action", &eat)?.to_owned()));
+            let action = string(o, "action", &eat)?;
+            if !RESOLUTION_ACTIONS.contains(&action) {
+                return Err(format!("{eat}/action {action:?} is not one of {RESOLUTION_ACTIONS:?}"));
+            }
+            resolution.push((round_member(o, "round", &eat)?, action.to_owned()));
         }
     }
     Ok(Finding {
         id: string(m, "id", at)?.to_owned(),
         lane: string(m, "lane", at)?.to_owned(),
-        filed_round: int(m, "filedRound", at)?,
+        filed_round: round_member(m, "filedRound", at)?,
         severity: pick("severity", &["critical", "high", "medium", "low"])?,
         status: pick("status", &["open", "resolved", "dismissed"])?,
         evidence_state: m

@@ -103,11 +103,15 @@ impl TrustStore {
             if key.key_id() != key_id {
                 return Err(e(format!("{at}/keyId {key_id} is not the key's id {}", key.key_id())));
             }
+            let roles = strings(m, "roles", &at).map_err(e)?;
+            if let Some(r) = roles.iter().find(|r| !ROLES.contains(&r.as_str())) {
+                return Err(e(format!("{at}/roles {r:?} is not one of {ROLES:?}")));
+            }
             let t = TrustedKey {
                 key,
                 key_id: key_id.clone(),
                 host: Some(string(m, "host", &at).map_err(e)?.to_owned()),
-                roles: Some(strings(m, "roles", &at).map_err(e)?),
+                roles: Some(roles),
                 lanes: Some(strings(m, "lanes", &at).map_err(e)?),
             };
             if keys.insert(key_id.clone(), t).is_some() {
@@ -117,6 +121,10 @@ impl TrustStore {
         Ok(TrustStore { keys })
     }
 }
+
+/// The roles a key may be trusted for (design note §4.3): a closed set, so a misspelt role
+/// is refused at load instead of silently authorising nothing.
+pub const ROLES: [&str; 3] = ["done-evidence", "review-verdict", "host-verdict"];
 
 /// A raw 32-byte key from base64 (standard or URL-safe, padded or not) or 64 hex digits.
 #[must_use]
@@ -186,5 +194,20 @@ mod tests {
             )
         );
         assert!(TrustStore::parse(twice.as_bytes()).expect_err("twice").0.contains("listed twice"));
+    }
+
+    #[test]
+    fn a_store_refuses_a_role_outside_the_closed_set() {
+        let k = crate::trust::ed25519::SigningKey::from_seed([9; 32]).public();
+        let doc = |role: &str| {
+            format!(
+                r#"{{"kind":"{KIND}","keys":[{{"keyId":"{}","publicKey":"{}","host":"h","roles":["{role}"],"lanes":[]}}]}}"#,
+                k.key_id(),
+                b64(k.as_bytes())
+            )
+        };
+        assert!(TrustStore::parse(doc("review-verdict").as_bytes()).is_ok());
+        let e = TrustStore::parse(doc("reviewer").as_bytes()).expect_err("unknown role");
+        assert!(e.0.contains("/keys/0/roles \"reviewer\" is not one of"), "{e}");
     }
 }

@@ -46,9 +46,27 @@ for v in drift fixed meta; do
     git add -A && commit "$v" 2026-01-03T00:00:00
   )
 done
+# The golden story again in git's SHA-256 object format (objectFormat: sha256, 64-digit ids).
+git init -q --object-format=sha256 -b main "$work/sha256"
+(
+  cd "$work/sha256"
+  printf 'hello\n' > README.md
+  mkdir src
+  printf 'fn main() {}\n' > src/main.rs
+  printf 'fn old() {}\n' > src/old.rs
+  git add -A && commit base 2026-01-01T00:00:00
+  printf 'fn main() { lib::run(); }\n' > src/main.rs
+  printf 'pub fn run() {}\n' > src/lib.rs
+  git rm -q src/old.rs
+  mkdir -p .proof-or-stop/story/actives/B-0001
+  printf '{}\n' > .proof-or-stop/story/actives/B-0001/findings.json
+  git add -A && commit work 2026-01-02T00:00:00
+)
 # Bare copies with loose objects and one loose ref: plain files a checkout carries as they are.
-for v in golden drift fixed meta; do
-  git init -q --bare -b main "$out/$v.git"
+for v in golden drift fixed meta sha256; do
+  format=sha1
+  [ "$v" = sha256 ] && format=sha256
+  git init -q --bare --object-format=$format -b main "$out/$v.git"
   git -C "$work/$v" push -q "$out/$v.git" main:main
   rm -rf "$out/$v.git/hooks" "$out/$v.git/info" "$out/$v.git/description" "$out/$v.git/objects/info" "$out/$v.git/objects/pack"
 done

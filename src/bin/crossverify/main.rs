@@ -215,10 +215,10 @@ enum Command {
         /// Trust store (`proof-or-stop/trust-store/v1`).
         #[arg(long, value_name = "FILE")]
         trust_store: PathBuf,
-        /// Rounds R the floor requires (default: the live policy's).
+        /// Rounds R the floor requires: raises the paper's 3 and the live policy's, never lowers them.
         #[arg(long)]
         rounds: Option<u32>,
-        /// Independent passes K per round (default: the live policy's).
+        /// Independent passes K per round: raises the paper's 2 and the live policy's, never lowers them.
         #[arg(long)]
         per_round: Option<u32>,
         #[command(flatten)]
