@@ -318,6 +318,7 @@ fn merge_with_a_trusted_key_takes_only_signed_shards() {
         (1..=2)
             .map(|i| {
                 let att = tmp.path().join(format!("{name}-{i}.dsse.json"));
+                let printed = tmp.path().join(format!("{name}-{i}.json"));
                 let o = run(
                     &ledger_args(&dir),
                     &[
@@ -330,6 +331,7 @@ fn merge_with_a_trusted_key_takes_only_signed_shards() {
                     ],
                 );
                 assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", stderr(&o));
+                std::fs::write(&printed, &o.stdout).expect("write the printed report");
                 att
             })
             .collect()
@@ -349,6 +351,11 @@ fn merge_with_a_trusted_key_takes_only_signed_shards() {
     let trusted = merge_signed(&signed);
     assert_eq!(trusted.status.code(), unsigned.status.code(), "{}", stderr(&trusted));
     assert_eq!(trusted.stdout, unsigned.stdout, "signed shards merge into the bytes of the unsigned merge");
+    // The reports a signing run printed (each recording its own `--shard` invocation) are
+    // still one set for a plain merge.
+    let printed: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("signed-{i}.json"))).collect();
+    let plain_of_signed = merge(&printed);
+    assert_eq!(plain_of_signed.stdout, unsigned.stdout, "{}", stderr(&plain_of_signed));
     let other = signed_with(&stranger, "stranger");
     for bad in [vec![signed[0].clone(), other[1].clone()], plain.clone()] {
         let o = merge_signed(&bad);
