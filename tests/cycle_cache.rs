@@ -192,6 +192,20 @@ fn objects(repo: &Path, kind: &str) -> Vec<String> {
     ids
 }
 
+/// The blob ids of every receipt (`…receipt.json`) anywhere in the history of `repo`, sorted.
+fn receipts(repo: &Path) -> Vec<String> {
+    let out = support::git(repo, &["rev-list", "--objects", "--all"]);
+    let mut ids: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, path)| path.ends_with("receipt.json"))
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
 /// Deletes `ids` from the repository at `repo`, unpacking its packs first so that every object
 /// is a loose file (what a partial clone, a pruned or a damaged repository looks like to a
 /// reader: the object is simply not there).
@@ -231,7 +245,8 @@ fn remove_objects(repo: &Path, ids: &[String]) {
 /// Issue 21: the cache never answers for evidence that is gone. The fixture at `dir`, whose
 /// receipts `cache_dir` now holds, loses objects after the cache was filled — every blob of the
 /// science repository (a `--filter=blob:none` clone), the first blob or the first tree of the
-/// audit repository, the first blob of the science repository — and each time the run through
+/// audit repository, every receipt of the audit history (what the layout detection reads),
+/// the first blob of the science repository — and each time the run through
 /// the cache must be the run without it, byte for byte. Returns how many variants ran.
 fn objects_removed_after_the_cache_was_filled(name: &str, dir: &Path, cache_dir: &Path, tmp: &Path) -> usize {
     let pristine = tmp.join(format!("{name}.pristine"));
@@ -244,6 +259,7 @@ fn objects_removed_after_the_cache_was_filled(name: &str, dir: &Path, cache_dir:
         variants.push(("the first science blob", &science, objects(&science, "blob").into_iter().take(1).collect()));
     }
     variants.push(("the first audit blob", &audit, objects(&audit, "blob").into_iter().take(1).collect()));
+    variants.push(("every receipt of the audit history", &audit, receipts(&audit)));
     variants.push(("the first audit tree", &audit, objects(&audit, "tree").into_iter().take(1).collect()));
     let mut ran = 0;
     for (what, repo, ids) in variants {
