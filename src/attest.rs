@@ -101,6 +101,50 @@ pub fn write_attestation(report: &Report, key_path: &Path, out: &Path) -> Result
     std::fs::write(out, envelope.to_json()).map_err(|e| Error::Usage(format!("--attestation {}: {e}", out.display())))
 }
 
+/// The OpenSSH Ed25519 public key in `path` (`--trusted-key`).
+///
+/// # Errors
+/// The file cannot be read or holds no such key.
+pub fn trusted_key(path: &Path) -> Result<PublicKey, Error> {
+    let text = read_text("--trusted-key", path)?;
+    PublicKey::from_openssh(text.trim()).map_err(|e| Error::Usage(format!("--trusted-key {}: {e}", path.display())))
+}
+
+/// The report signed in the envelope at `envelope_path` (written by `--sign-report`), as JSON
+/// bytes without the recorded `invocation` input (it names the signing run's own command
+/// line, which differs from shard to shard), once the envelope verifies under `key` and holds
+/// a well-formed statement of a `command` report. `merge --trusted-key` reads shards so.
+///
+/// # Errors
+/// Why the envelope is not such a report (exit 2): unreadable, not a DSSE envelope, another
+/// key, a malformed statement, another command.
+pub fn signed_report(envelope_path: &Path, key: &PublicKey, command: &str) -> Result<Vec<u8>, Error> {
+    let shown = envelope_path.display();
+    let refuse = |why: String| Error::Usage(format!("--trusted-key: {shown}: {why}"));
+    let bytes = read("--trusted-key", envelope_path)?;
+    let envelope = Envelope::parse(&bytes).map_err(|e| refuse(format!("not a signed report (DSSE envelope): {e}")))?;
+    envelope
+        .verify(key)
+        .map_err(|e| refuse(format!("the signature does not verify under {}: {e}", key.fingerprint())))?;
+    let (shape, _) = reports::statement_result(&envelope, &shown.to_string());
+    if shape.outcome != Outcome::Passed {
+        return Err(refuse(shape.message));
+    }
+    let statement = crate::json::parse(&envelope.payload).map_err(|e| refuse(e.to_string()))?;
+    let serde_json::Value::Object(mut statement) = crate::json::to_serde(&statement) else {
+        return Err(refuse("the statement is not an object".into()));
+    };
+    let mut predicate = statement.remove("predicate").unwrap_or_default();
+    let signed = predicate.get("command").and_then(serde_json::Value::as_str).unwrap_or_default();
+    if signed != command {
+        return Err(refuse(format!("signs a `{signed}` report, not a `{command}` report")));
+    }
+    if let Some(inputs) = predicate.get_mut("inputs").and_then(serde_json::Value::as_object_mut) {
+        inputs.remove("invocation");
+    }
+    serde_json::to_vec(&predicate).map_err(|e| refuse(e.to_string()))
+}
+
 /// Re-runs a recorded invocation and returns its report (the command layer's job: it parses
 /// the arguments); `Err` says why it could not run.
 pub type Replayer<'a> = &'a dyn Fn(&[String]) -> Result<Report, String>;

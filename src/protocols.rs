@@ -66,12 +66,26 @@ pub static DETECTORS: &[Detector] = &[
     },
 ];
 
-/// The first protocol that recognises `path`.
+/// The protocol that recognises `path`. A path that more than one protocol recognises (a
+/// directory holding both CrossAudit ledger records and a CrossExam transcript) is refused
+/// with each protocol's command: verifying one of them would leave the other unverified
+/// under a report that looks complete (`docs/scale.md`, "verify PATH").
 ///
 /// # Errors
-/// When no protocol does: the message says what was looked for.
+/// When no protocol does (the message says what was looked for), or several do (the message
+/// lists the command for each).
 pub fn detect(path: &std::path::Path, science: Option<&std::path::Path>) -> Result<Detection, String> {
-    DETECTORS.iter().find_map(|d| d(path, science)).ok_or_else(|| {
+    let mut found: Vec<Detection> = DETECTORS.iter().filter_map(|d| d(path, science)).collect();
+    if found.len() > 1 {
+        let each: Vec<String> = found.iter().map(|d| format!("`{}` ({})", d.command, d.what)).collect();
+        return Err(format!(
+            "{}: holds records of more than one protocol, and `verify` verifies one report of one protocol; \
+             run each: {}",
+            path.display(),
+            each.join("; ")
+        ));
+    }
+    found.pop().ok_or_else(|| {
         format!(
             "{}: not something crossverify recognises (looked for a CrossAudit ledger or receipt, in a git repository \
              or a directory, CrossAudit ledger records and a CrossExam `_Msg` directory); name the command instead (`crossverify --help`)",

@@ -287,3 +287,57 @@ fn vector_envelopes_are_current() {
         );
     }
 }
+
+/// Issue 21: every command that accepts `--sign-report` either writes a signed report that
+/// `attest` verifies or exits 2 saying why it cannot; never an exit 0 (or 1, or 3) with
+/// nothing signed. Each command runs with a fresh attestation path.
+#[test]
+fn every_command_given_sign_report_signs_or_exits_2() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("v1-genuine", tmp.path());
+    let (key, public) = write_keys(tmp.path());
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    let (audit, science) = (s(dir.join("audit")), s(dir.join("science")));
+    let list = tmp.path().join("queue.jsonl");
+    std::fs::write(&list, serde_json::json!({"id": "one", "audit": audit, "science": science}).to_string() + "\n")
+        .expect("write list");
+    let shard = tmp.path().join("shard.json");
+    let o = support::crossverify()
+        .args(["ledger", "--audit", &audit, "--science", &science, "--shard", "1/1", "--format", "json"])
+        .output()
+        .expect("runs");
+    std::fs::write(&shard, &o.stdout).expect("write shard");
+    let commands: Vec<Vec<String>> = vec![
+        vec!["explain".into(), "CV-A702".into()],
+        vec!["checks".into()],
+        vec!["demo".into()],
+        vec!["manifest".into(), science.clone(), "HEAD".into()],
+        vec!["ledger".into(), "--audit".into(), audit.clone(), "--science".into(), science.clone()],
+        vec!["verify".into(), audit.clone(), "--science".into(), science.clone()],
+        vec!["merge".into(), s(shard.clone())],
+        vec!["batch".into(), s(list.clone()), "--output-jsonl".into(), s(tmp.path().join("out.jsonl"))],
+    ];
+    for (i, args) in commands.iter().enumerate() {
+        let att = tmp.path().join(format!("att-{i}.json"));
+        let out = support::crossverify()
+            .current_dir(tmp.path())
+            .args(args)
+            .arg("--sign-report")
+            .arg(&key)
+            .arg("--attestation")
+            .arg(&att)
+            .output()
+            .expect("runs");
+        let code = out.status.code().expect("exit code");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        if code == 2 {
+            assert!(err.contains("--sign-report"), "{args:?}: exit 2 without saying why signing cannot happen: {err}");
+            assert!(!att.exists(), "{args:?}: exit 2, yet an attestation was written");
+            continue;
+        }
+        assert!(att.is_file(), "{args:?}: exit {code} and nothing signed: {err}");
+        let (code, r) = run(tmp.path(), &["attest", &s(att), "--trusted-key", &s(public.clone())]);
+        assert_eq!(code, 0, "{args:?}: the signed report does not verify: {r}");
+        assert!(outcome(&r, "CV-T101").starts_with("passed"), "{args:?}: {r}");
+    }
+}

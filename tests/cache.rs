@@ -330,3 +330,66 @@ fn a_key_inside_the_cache_directory_or_readable_by_others_is_refused() {
         assert!(cache::key::find_with(None, &dir, Some(&file)).is_err_and(|e| e.contains("0600")));
     }
 }
+
+/// Issue 21: the key lives outside the cache by what it resolves to. A key file that is a
+/// symbolic link into the cache directory, a hard link to a file in it, or whose directory is
+/// (through a link) inside it, is refused — even when the planted file is a perfectly good
+/// 32-byte key of mode 0600 — and so is a cache directory that is a link to the key's.
+#[cfg(unix)]
+#[test]
+fn a_key_file_resolving_into_the_cache_directory_is_refused() {
+    use std::os::unix::fs::{PermissionsExt as _, symlink};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("cache");
+    std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+    let planted = dir.join("planted");
+    std::fs::write(&planted, [9u8; 32]).expect("plant a key");
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).expect("mkdir");
+    let refused = |what: &str, cache_dir: &Path, file: &Path| {
+        let got = cache::key::find_with(None, cache_dir, Some(file));
+        assert!(got.as_ref().is_err_and(|e| e.contains("cache directory")), "{what}: {:?}", got.map(|(_, s)| s));
+    };
+    let link = state.join("symlinked-key");
+    symlink(&planted, &link).expect("symlink");
+    refused("a symbolic link to a file in the cache", &dir, &link);
+    let relative = state.join("relative-key");
+    symlink("../cache/planted", &relative).expect("symlink");
+    refused("a relative symbolic link to a file in the cache", &dir, &relative);
+    let hard = state.join("hard-linked-key");
+    std::fs::hard_link(&planted, &hard).expect("hard link");
+    refused("a hard link to a file in the cache", &dir, &hard);
+    let via = tmp.path().join("state-link");
+    symlink(dir.join("sub"), &via).expect("symlink");
+    refused("a key whose directory is a link into the cache", &dir, &via.join("cache-key"));
+    let cache_link = tmp.path().join("cache-is-state");
+    symlink(&state, &cache_link).expect("symlink");
+    refused("a cache directory that is a link to the key's directory", &cache_link, &state.join("cache-key"));
+    // A key file beside the cache, not linked into it, is still made and read.
+    let fine = state.join("cache-key");
+    cache::key::find_with(None, &dir, Some(&fine)).expect("a key outside the cache");
+    cache::key::find_with(None, &dir, Some(&fine)).expect("read back");
+}
+
+/// A dangling symbolic link as the key file: one into the cache directory is refused (the
+/// key would be created there), one elsewhere is refused naming the link, and neither loops.
+#[cfg(unix)]
+#[test]
+fn a_dangling_key_link_is_refused_without_looping() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("cache");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).expect("mkdir");
+    let into = state.join("into-cache");
+    symlink(dir.join("not-yet"), &into).expect("symlink");
+    let got = cache::key::find_with(None, &dir, Some(&into));
+    assert!(got.as_ref().is_err_and(|e| e.contains("cache directory")), "{:?}", got.map(|(_, s)| s));
+    assert!(!dir.join("not-yet").exists(), "no key was created inside the cache");
+    let elsewhere = state.join("dangling");
+    symlink(tmp.path().join("nowhere/key"), &elsewhere).expect("symlink");
+    let got = cache::key::find_with(None, &dir, Some(&elsewhere));
+    assert!(got.as_ref().is_err_and(|e| e.contains("symbolic link")), "{:?}", got.map(|(_, s)| s));
+}

@@ -358,3 +358,24 @@ fn revision_errors_speak_plainly() {
         assert!(!err.contains("peel") && !err.contains("Last encountered"), "{args:?}: {err}");
     }
 }
+
+/// Issue 21: `verify PATH` verifies everything PATH holds. A directory holding CrossAudit
+/// ledger records and a CrossExam transcript is refused as ambiguous (exit 2) with the exact
+/// command for each, never verified as one of them silently; with one protocol it runs.
+#[test]
+fn verify_refuses_a_path_holding_two_protocols_and_names_each_command() {
+    let s = Scratch::new(&[]);
+    let both = s.path().join("both");
+    support::copy_dir(&support::root().join("test-vectors/crossexam/real/clean-two-seat/_Msg"), &both);
+    let transcript_only = exit_code(&mut s.run(&["verify", "both", "--format", "json"]));
+    assert!(matches!(transcript_only, 0 | 1 | 3), "one protocol runs: exit {transcript_only}");
+    std::fs::copy(support::root().join("ledger-fixtures/analysis-small/cycles-b.json"), both.join("cycles-b.json"))
+        .expect("copy records");
+    let out = s.run(&["verify", "both", "--format", "json"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "ran one protocol silently: {err}");
+    assert!(out.stdout.is_empty(), "no report for an ambiguous path");
+    for command in ["crossverify stats both", "crossverify transcript both"] {
+        assert!(err.contains(command), "`{command}` is not named: {err}");
+    }
+}

@@ -49,7 +49,7 @@ fn open(dir: &Path, audit: bool) -> Arc<Cache> {
 fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let names = support::scenarios();
-    let (mut ledgers, mut hits, mut stored) = (0, 0, 0);
+    let (mut ledgers, mut hits, mut stored, mut removed_variants) = (0, 0, 0, 0);
     for name in &names {
         let dir = support::materialize(name, tmp.path());
         if !dir.join("audit").is_dir() {
@@ -79,12 +79,17 @@ fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
         assert_eq!(s.audit_mismatches, 0, "{name}: --cache-audit found cached receipts that differ: {s:?}");
         assert_eq!(warm_hits, written, "{name}: every receipt entry written is read back");
         assert_eq!(s.dropped, 0, "{name}: {s:?}");
+        removed_variants += objects_removed_after_the_cache_was_filled(name, &dir, &cache_dir, tmp.path());
         ledgers += 1;
         hits += warm_hits;
         stored += written;
     }
-    let _ = writeln!(std::io::stderr(), "{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back");
+    let _ = writeln!(
+        std::io::stderr(),
+        "{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back; {removed_variants} runs with objects removed"
+    );
     assert!(ledgers >= 50, "the fixture set shrank: {ledgers} ledgers");
+    assert!(removed_variants >= 3 * ledgers, "too few removal variants ran: {removed_variants}");
     assert!(hits >= 100, "too few receipts were cached to mean anything: {hits}");
 }
 
@@ -172,4 +177,113 @@ fn a_science_commit_that_disappears_is_not_answered_from_the_cache() {
     );
     let receipts = again.stats().by_kind.get("cycle").copied().unwrap_or_default();
     assert!(receipts.misses >= 1, "the superseded receipt is counted a miss, not a hit: {receipts:?}");
+}
+
+/// The object ids of `kind` (`blob`, `tree`, `commit`) in the repository at `repo`, sorted.
+fn objects(repo: &Path, kind: &str) -> Vec<String> {
+    let out = support::git(repo, &["cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)"]);
+    let mut ids: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(t, _)| *t == kind)
+        .map(|(_, id)| id.to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// The blob ids of every receipt (`…receipt.json`) anywhere in the history of `repo`, sorted.
+fn receipts(repo: &Path) -> Vec<String> {
+    let out = support::git(repo, &["rev-list", "--objects", "--all"]);
+    let mut ids: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, path)| path.ends_with("receipt.json"))
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// Deletes `ids` from the repository at `repo`, unpacking its packs first so that every object
+/// is a loose file (what a partial clone, a pruned or a damaged repository looks like to a
+/// reader: the object is simply not there).
+fn remove_objects(repo: &Path, ids: &[String]) {
+    let objects =
+        repo.join(String::from_utf8_lossy(&support::git(repo, &["rev-parse", "--git-path", "objects"])).trim());
+    let packs = objects.join("pack");
+    if let Ok(entries) = std::fs::read_dir(&packs) {
+        let aside = repo.join("packs-aside");
+        std::fs::create_dir_all(&aside).expect("a place for the packs");
+        let mut files: Vec<_> = entries.map(|e| e.expect("entry").path()).collect();
+        files.sort();
+        for f in &files {
+            std::fs::rename(f, aside.join(f.file_name().expect("name"))).expect("move the pack aside");
+        }
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "pack")) {
+            let pack = std::fs::File::open(aside.join(f.file_name().expect("name"))).expect("open the pack");
+            let out = std::process::Command::new("git")
+                .arg("unpack-objects")
+                .arg("-q")
+                .current_dir(repo)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .stdin(pack)
+                .output()
+                .expect("git runs");
+            assert!(out.status.success(), "unpack-objects: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        std::fs::remove_dir_all(&aside).expect("drop the packs");
+    }
+    for id in ids {
+        let loose = objects.join(&id[..2]).join(&id[2..]);
+        std::fs::remove_file(&loose).unwrap_or_else(|e| panic!("removing {}: {e}", loose.display()));
+    }
+}
+
+/// Issue 21: the cache never answers for evidence that is gone. The fixture at `dir`, whose
+/// receipts `cache_dir` now holds, loses objects after the cache was filled — every blob of the
+/// science repository (a `--filter=blob:none` clone), the first blob or the first tree of the
+/// audit repository, every receipt of the audit history (what the layout detection reads),
+/// the first blob of the science repository — and each time the run through
+/// the cache must be the run without it, byte for byte. Returns how many variants ran.
+fn objects_removed_after_the_cache_was_filled(name: &str, dir: &Path, cache_dir: &Path, tmp: &Path) -> usize {
+    let pristine = tmp.join(format!("{name}.pristine"));
+    support::copy_dir(dir, &pristine);
+    let (audit, science) = (dir.join("audit"), dir.join("science"));
+    let has_science = science.is_dir();
+    let mut variants: Vec<(&str, &Path, Vec<String>)> = Vec::new();
+    if has_science {
+        variants.push(("every science blob", &science, objects(&science, "blob")));
+        variants.push(("the first science blob", &science, objects(&science, "blob").into_iter().take(1).collect()));
+    }
+    variants.push(("the first audit blob", &audit, objects(&audit, "blob").into_iter().take(1).collect()));
+    variants.push(("every receipt of the audit history", &audit, receipts(&audit)));
+    variants.push(("the first audit tree", &audit, objects(&audit, "tree").into_iter().take(1).collect()));
+    let mut ran = 0;
+    for (what, repo, ids) in variants {
+        if ids.is_empty() {
+            continue;
+        }
+        std::fs::remove_dir_all(dir).expect("reset the fixture");
+        support::copy_dir(&pristine, dir);
+        remove_objects(repo, &ids);
+        let plain = report(dir, None);
+        let cache = open(cache_dir, false);
+        let cached = report(dir, Some(cache.clone()));
+        cache.flush();
+        assert!(
+            cached == plain,
+            "{name} without {what}: the cache answered for objects that are gone: {}",
+            first_difference(&cached, &plain)
+        );
+        let audited = report(dir, Some(open(cache_dir, true)));
+        assert!(audited == plain, "{name} without {what}, --cache-audit: {}", first_difference(&audited, &plain));
+        ran += 1;
+    }
+    std::fs::remove_dir_all(dir).expect("reset the fixture");
+    support::copy_dir(&pristine, dir);
+    std::fs::remove_dir_all(&pristine).expect("drop the copy");
+    ran
 }

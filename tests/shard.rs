@@ -263,3 +263,103 @@ fn merge_takes_the_manifest_checks_from_the_shards_without_hashing() {
     assert!(a702.iter().all(|r| r["message"] == "recorded by the shard"));
     assert!(merged.get("shard").is_none() && merged["inputs"].get("shard").is_none());
 }
+
+/// Issue 21: `merge` takes from each shard only what that shard owns. A record about a cycle
+/// of another shard (copied from the shard that owns it, with its outcome changed) refuses
+/// the set (exit 2) naming the shard and the cycle, instead of replacing the owner's record.
+#[test]
+fn merge_refuses_a_record_about_another_shards_cycle() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("s2-manifest-digest", tmp.path());
+    let files = shards(&dir, tmp.path(), 2);
+    let read =
+        |f: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(f).expect("read")).expect("json") };
+    let honest = merge(&files);
+    assert!(matches!(honest.status.code(), Some(0 | 1 | 3)), "{}", stderr(&honest));
+    let (first, mut second) = (read(&files[0]), read(&files[1]));
+    let (cycle, record) = first["shard"]["manifestChecks"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .expect("shard 1 owns a cycle");
+    let mut forged = record.clone();
+    for r in forged["results"].as_array_mut().expect("results") {
+        r["outcome"] = serde_json::json!("passed");
+        r["message"] = serde_json::json!("forged by shard 2");
+    }
+    forged["failures"] = serde_json::json!([]);
+    second["shard"]["manifestChecks"][&cycle] = forged;
+    std::fs::write(&files[1], serde_json::to_vec(&second).expect("json")).expect("write");
+    for order in [vec![files[0].clone(), files[1].clone()], vec![files[1].clone(), files[0].clone()]] {
+        let o = merge(&order);
+        assert_eq!(o.status.code(), Some(2), "a foreign record was accepted: {}", String::from_utf8_lossy(&o.stdout));
+        let e = stderr(&o);
+        assert!(e.contains(&cycle) && e.contains("shard 2") && e.contains("shard 1"), "{e}");
+    }
+}
+
+/// Issue 21: the trust `merge` places in shard reports can be made explicit: shards signed
+/// with `--sign-report` are merged with `--trusted-key`, which verifies every envelope and
+/// refuses (exit 2) one signed by another key or a plain report; the merged report is the
+/// bytes of the unsigned merge.
+#[test]
+fn merge_with_a_trusted_key_takes_only_signed_shards() {
+    use crossverify_fixtures::signing::TestKey;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("v1-genuine", tmp.path());
+    let signer = TestKey::named("shard-signer");
+    let (key, public) = (tmp.path().join("signer"), tmp.path().join("signer.pub"));
+    std::fs::write(&key, signer.private_openssh()).expect("write key");
+    std::fs::write(&public, format!("{}\n", signer.public_openssh())).expect("write key");
+    let stranger = tmp.path().join("stranger");
+    std::fs::write(&stranger, TestKey::stranger().private_openssh()).expect("write key");
+    let plain = shards(&dir, tmp.path(), 2);
+    let signed_with = |k: &Path, name: &str| -> Vec<PathBuf> {
+        (1..=2)
+            .map(|i| {
+                let att = tmp.path().join(format!("{name}-{i}.dsse.json"));
+                let printed = tmp.path().join(format!("{name}-{i}.json"));
+                let o = run(
+                    &ledger_args(&dir),
+                    &[
+                        "--shard",
+                        &format!("{i}/2"),
+                        "--sign-report",
+                        k.to_str().expect("utf-8"),
+                        "--attestation",
+                        att.to_str().expect("utf-8"),
+                    ],
+                );
+                assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", stderr(&o));
+                std::fs::write(&printed, &o.stdout).expect("write the printed report");
+                att
+            })
+            .collect()
+    };
+    let signed = signed_with(&key, "signed");
+    let merge_signed = |files: &[PathBuf]| {
+        support::crossverify()
+            .arg("merge")
+            .arg("--trusted-key")
+            .arg(&public)
+            .args(files)
+            .args(["--format", "json"])
+            .output()
+            .expect("run merge")
+    };
+    let unsigned = merge(&plain);
+    let trusted = merge_signed(&signed);
+    assert_eq!(trusted.status.code(), unsigned.status.code(), "{}", stderr(&trusted));
+    assert_eq!(trusted.stdout, unsigned.stdout, "signed shards merge into the bytes of the unsigned merge");
+    // The reports a signing run printed (each recording its own `--shard` invocation) are
+    // still one set for a plain merge.
+    let printed: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("signed-{i}.json"))).collect();
+    let plain_of_signed = merge(&printed);
+    assert_eq!(plain_of_signed.stdout, unsigned.stdout, "{}", stderr(&plain_of_signed));
+    let other = signed_with(&stranger, "stranger");
+    for bad in [vec![signed[0].clone(), other[1].clone()], plain.clone()] {
+        let o = merge_signed(&bad);
+        assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stdout));
+        assert!(stderr(&o).contains("--trusted-key"), "{}", stderr(&o));
+    }
+}

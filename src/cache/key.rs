@@ -50,20 +50,91 @@ pub fn find_with(
         return Ok((Key::derive(v.as_encoded_bytes()), Source::Env));
     }
     let file = file.ok_or_else(|| format!("no key: set {ENV}, or HOME or XDG_STATE_HOME for a key file"))?;
-    if inside(file, cache_dir) {
-        return Err(format!(
-            "the key file {} lies inside the cache directory {}: anyone who can write the cache could forge entries",
-            file.display(),
-            cache_dir.display()
-        ));
-    }
+    outside(file, cache_dir)?;
     read_or_create(file).map(|k| (k, Source::File(file.to_owned())))
 }
 
-fn inside(file: &Path, dir: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    let parent = file.parent().map_or_else(|| file.to_owned(), canon);
-    parent.starts_with(canon(dir))
+/// How many symbolic links a path may pass through (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// `path` with every symbolic link followed, including a last one that points nowhere, and
+/// components that do not exist yet kept as written; `None` for a loop of links.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let mut p = std::path::absolute(path).ok()?;
+    for _ in 0..MAX_LINKS {
+        if let Ok(real) = std::fs::canonicalize(&p) {
+            return Some(real);
+        }
+        match std::fs::read_link(&p) {
+            // A dangling link: its target, relative to the link's directory.
+            Ok(target) => p = p.parent().map_or_else(|| target.clone(), |d| d.join(&target)),
+            // Not there yet: the directory it will be made in, resolved, then the name.
+            Err(_) => {
+                let (parent, name) = (p.parent()?, p.file_name()?);
+                return Some(resolved(parent)?.join(name));
+            }
+        }
+    }
+    None
+}
+
+/// Refuses a key file that is, by what it resolves to, written where the cache's writer
+/// writes: a path (symbolic links followed, the last one and every directory on the way)
+/// inside the cache directory, or a hard link to a file in it.
+fn outside(file: &Path, cache_dir: &Path) -> Result<(), String> {
+    let refuse = |how: &str| {
+        Err(format!(
+            "the key file {} {how} the cache directory {}: anyone who can write the cache could forge entries",
+            file.display(),
+            cache_dir.display()
+        ))
+    };
+    let (Some(key), Some(dir)) = (resolved(file), resolved(cache_dir)) else {
+        return refuse("(a loop of symbolic links) cannot be placed relative to");
+    };
+    if key.starts_with(&dir) {
+        return refuse("lies inside");
+    }
+    if hard_linked_into(&key, &dir) {
+        return refuse("is a hard link to a file in");
+    }
+    Ok(())
+}
+
+/// Whether `file` is another name of a file below `dir` (same device and inode). Only a file
+/// with more than one name is looked for, and the cache directory holds a handful of files.
+#[cfg(unix)]
+fn hard_linked_into(file: &Path, dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::metadata(file) else { return false };
+    if meta.nlink() < 2 {
+        return false;
+    }
+    let mut todo = vec![dir.to_owned()];
+    let mut seen = 0usize;
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            seen += 1;
+            // A cache directory of more files than this was not made by crossverify: refuse
+            // rather than walk it.
+            if seen > 10_000 {
+                return true;
+            }
+            let Ok(m) = std::fs::symlink_metadata(e.path()) else { continue };
+            if m.is_dir() {
+                todo.push(e.path());
+            } else if m.dev() == meta.dev() && m.ino() == meta.ino() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(not(unix))]
+fn hard_linked_into(_file: &Path, _dir: &Path) -> bool {
+    false
 }
 
 fn read_or_create(file: &Path) -> Result<Key, String> {
@@ -76,7 +147,13 @@ fn read_or_create(file: &Path) -> Result<Key, String> {
                 .map_err(|b: Vec<u8>| format!("{shown}: a cache key file holds 32 bytes, this one {}", b.len()))?;
             Ok(Key::from_bytes(raw))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(file),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::symlink_metadata(file).is_ok() {
+                // Creating the key would write through the link, or fail on its name forever.
+                return Err(format!("{shown}: a symbolic link to nothing; remove it or make its target"));
+            }
+            create(file)
+        }
         Err(e) => Err(format!("{shown}: {e}")),
     }
 }

@@ -28,7 +28,7 @@ pub use entry::{Key, Reject};
 
 /// The version written into (and required of) every entry: the crate version and the layout
 /// of the payloads this version stores.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "/payloads-1");
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "/payloads-2");
 
 /// The database file inside the cache directory.
 pub const FILE: &str = "cache.redb";
@@ -322,10 +322,13 @@ impl Cache {
 }
 
 /// A pure function's value through `cache`: the authenticated entry under `key` when it
-/// decodes, else `compute()`, written back. One policy for every kind of entry: an entry that
-/// authenticates but does not decode is [`Cache::unusable`]; under `--cache-audit` the value
-/// is always computed, compared and, when it differs, written back. An `Err` from `compute`
-/// (a blob not readable today) is returned and nothing is stored.
+/// decodes and `held` says every object it was computed from is still readable, else
+/// `compute()`, written back. One policy for every kind of entry: an entry that
+/// authenticates but does not decode is [`Cache::unusable`]; one whose objects are gone (a
+/// partial clone, a pruned repository) is [`Cache::superseded`], since `compute` would not
+/// have read them either; under `--cache-audit` the value is always computed, compared and,
+/// when it differs, written back. An `Err` from `compute` (a blob not readable today) is
+/// returned and nothing is stored.
 ///
 /// # Errors
 /// What `compute` returns.
@@ -334,13 +337,18 @@ pub fn through<T: PartialEq, E>(
     key: &[u8],
     decode: impl Fn(&[u8]) -> Option<T>,
     encode: impl Fn(&T) -> Vec<u8>,
+    held: impl Fn(&T) -> bool,
     compute: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
     let Some(c) = cache else { return compute() };
     let payload = c.get(key);
-    let cached = payload.as_deref().and_then(&decode);
+    let mut cached = payload.as_deref().and_then(&decode);
     if payload.is_some() && cached.is_none() {
         c.unusable(key);
+    }
+    if cached.as_ref().is_some_and(|v| !held(v)) {
+        c.superseded(key);
+        cached = None;
     }
     if let Some(found) = cached {
         if !c.is_auditing() {

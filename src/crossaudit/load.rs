@@ -491,7 +491,8 @@ fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache
     let encode = |f: &Option<Family>| f.map_or("none", Family::as_str).as_bytes().to_vec();
     // An unreadable blob may be readable after a fetch: only what was read is kept.
     let read = || audit.record(id, "receipt.json").map(|b| marker_family(&b));
-    crate::cache::through(cache, &key, decode, encode, read).ok().flatten()
+    // The family stands for the receipt's bytes: it is not answered once they are gone.
+    crate::cache::through(cache, &key, decode, encode, |_| audit.has(id), read).ok().flatten()
 }
 
 fn marker_family(bytes: &[u8]) -> Option<Family> {
@@ -588,7 +589,9 @@ pub(crate) fn history(
 
 /// `repo.diff(old, new)`, kept in the persistent cache: the changes between two trees are a
 /// function of their ids, and a ledger's history is thousands of such pairs, each a tree of
-/// every cycle directory to decode twice.
+/// every cycle directory to decode twice. The entry also lists the trees the diff read (the
+/// two roots and every directory above a change, on either side): it is used only while the
+/// repository still holds them all, since a diff computed today would fail without them.
 fn diff_cached(
     repo: &Repo,
     old: Option<ObjectId>,
@@ -600,22 +603,65 @@ fn diff_cached(
     }
     let id = |t: Option<ObjectId>| t.map(|i| i.to_string()).unwrap_or_default();
     let key = format!("tree-diff/{}..{}", id(old), id(new)).into_bytes();
-    crate::cache::through(
-        cache,
-        &key,
-        decode_changes,
-        |c| encode_changes(c),
-        || repo.diff(old, new).map_err(|e| e.to_string()),
-    )
+    let compute = || -> Result<ReadDiff, String> {
+        let changes = repo.diff(old, new).map_err(|e| e.to_string())?;
+        let trees = trees_read(repo, old, new, &changes)?;
+        Ok(ReadDiff { trees, changes })
+    };
+    let held = |d: &ReadDiff| d.trees.iter().all(|t| repo.has(*t));
+    crate::cache::through(cache, &key, decode_changes, encode_changes, held, compute).map(|d| d.changes)
+}
+
+/// A tree diff with the trees it was computed from.
+#[derive(Debug, PartialEq)]
+struct ReadDiff {
+    trees: Vec<ObjectId>,
+    changes: Vec<git::Change>,
+}
+
+/// The trees [`Repo::diff`] descends into for `changes`: the roots and, on each side, every
+/// directory above a changed path (the diff reads only subtrees whose ids differ, and each such
+/// subtree holds a change).
+fn trees_read(
+    repo: &Repo,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    changes: &[git::Change],
+) -> Result<Vec<ObjectId>, String> {
+    let mut dirs = std::collections::BTreeSet::new();
+    for c in changes {
+        let mut at = c.path.len();
+        while let Some(slash) = c.path[..at].iter().rposition(|b| *b == b'/') {
+            if !dirs.insert(c.path[..slash].to_vec()) {
+                break;
+            }
+            at = slash;
+        }
+    }
+    let mut trees: std::collections::BTreeSet<ObjectId> = old.into_iter().chain(new).collect();
+    for root in old.into_iter().chain(new) {
+        for dir in &dirs {
+            if let Some(e) = repo.entry(root, dir.as_bstr()).map_err(|e| e.to_string())?
+                && e.kind == EntryKind::Tree
+            {
+                trees.insert(e.id);
+            }
+        }
+    }
+    Ok(trees.into_iter().collect())
 }
 
 type Side = Option<(String, String)>;
 
-fn encode_changes(changes: &[git::Change]) -> Vec<u8> {
+/// The stored form: the trees read, then the changes.
+type Stored = (Vec<String>, Vec<(Vec<u8>, Side, Side)>);
+
+fn encode_changes(d: &ReadDiff) -> Vec<u8> {
     let side = |s: &Option<(EntryKind, ObjectId)>| -> Side { s.map(|(k, i)| (format!("{k:?}"), i.to_string())) };
     let rows: Vec<(&[u8], Side, Side)> =
-        changes.iter().map(|c| (c.path.as_slice(), side(&c.old), side(&c.new))).collect();
-    serde_json::to_vec(&rows).unwrap_or_default()
+        d.changes.iter().map(|c| (c.path.as_slice(), side(&c.old), side(&c.new))).collect();
+    let trees: Vec<String> = d.trees.iter().map(ToString::to_string).collect();
+    serde_json::to_vec(&(trees, rows)).unwrap_or_default()
 }
 
 /// Whether `data` reads as a stored tree diff (the fuzz target's entry point).
@@ -623,8 +669,9 @@ pub(crate) fn read_changes_payload(data: &[u8]) -> bool {
     decode_changes(data).is_some()
 }
 
-fn decode_changes(bytes: &[u8]) -> Option<Vec<git::Change>> {
-    let rows: Vec<(Vec<u8>, Side, Side)> = serde_json::from_slice(bytes).ok()?;
+fn decode_changes(bytes: &[u8]) -> Option<ReadDiff> {
+    let (trees, rows): Stored = serde_json::from_slice(bytes).ok()?;
+    let trees = trees.iter().map(|t| ObjectId::from_hex(t.as_bytes()).ok()).collect::<Option<Vec<_>>>()?;
     let side = |s: Side| -> Option<Option<(EntryKind, ObjectId)>> {
         let Some((k, i)) = s else { return Some(None) };
         let kind = match k.as_str() {
@@ -637,7 +684,11 @@ fn decode_changes(bytes: &[u8]) -> Option<Vec<git::Change>> {
         };
         Some(Some((kind, ObjectId::from_hex(i.as_bytes()).ok()?)))
     };
-    rows.into_iter().map(|(p, o, n)| Some(git::Change { path: p.into(), old: side(o)?, new: side(n)? })).collect()
+    let changes = rows
+        .into_iter()
+        .map(|(p, o, n)| Some(git::Change { path: p.into(), old: side(o)?, new: side(n)? }))
+        .collect::<Option<Vec<_>>>()?;
+    Some(ReadDiff { trees, changes })
 }
 
 /// The versions of `controller/state.json` along the audit history, oldest first; a version is

@@ -14,6 +14,9 @@
 //!   audited commit, and whether the audit repository holds the report commit and has it in
 //!   the audit head's history. They are stored with the entry and asked again on every hit; a
 //!   changed answer is a miss.
+//! - Objects can also disappear (a partial clone, a pruned or damaged repository): an entry is
+//!   used only while the repositories still hold every object its cycle could have read
+//!   (`Memo::held`, a superset), so the cache never answers for evidence that is gone.
 //! - Only definite cycles are stored: a cycle with an `untested` result, or a `cantTell` other
 //!   than the records' own (CV-A708), or a shallow science repository (missing history, an
 //!   object not fetched yet) is recomputed every run, since the evidence it lacked may arrive. So are receipts given on the command line, sharded and
@@ -22,6 +25,7 @@
 //! Everything across cycles (history, rounds, admission, replay) is recomputed every run.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -29,7 +33,7 @@ use sha2::{Digest as _, Sha256};
 use super::load::{Cycle, Ledger, Options};
 use super::verify::{self, CycleFacts};
 use crate::cache::Cache;
-use crate::git::{ObjectId, Repo};
+use crate::git::{EntryKind, ObjectId, Repo};
 use crate::report::{CheckResult, Outcome};
 
 /// What a stored entry means; bump when the payload or the key's parts change meaning.
@@ -62,6 +66,20 @@ pub(super) struct Memo<'a> {
     base: [u8; 32],
     /// Every commit in the audit head's history (the ledger's history walk).
     history: Option<&'a HashMap<ObjectId, usize>>,
+    /// Every (commit, tree) of that history.
+    commits: &'a [(ObjectId, ObjectId)],
+    /// Whether the audit repository still holds every object of that history (asked once per
+    /// run, on the first entry found).
+    audit_whole: OnceLock<bool>,
+    /// Trees of each repository found whole (every tree and blob below them held) or not.
+    whole: [Mutex<HashMap<ObjectId, bool>>; 2],
+}
+
+/// Which repository a tree is in, for [`Memo::whole`].
+#[derive(Clone, Copy)]
+enum Side {
+    Audit = 0,
+    Science = 1,
 }
 
 impl<'a> Memo<'a> {
@@ -69,6 +87,7 @@ impl<'a> Memo<'a> {
     /// per-cycle results depend on the plan), and without the full audit history.
     pub(super) fn new(opts: &'a Options, ledger: &'a Ledger) -> Self {
         let history = ledger.history.as_ref().ok().map(|h| &h.position);
+        let commits = ledger.history.as_ref().map_or(&[][..], |h| h.commits.as_slice());
         let cache = opts.cache.as_deref().filter(|_| opts.shard.is_none() && history.is_some());
         let mut h = Sha256::new();
         let mut part = |b: &[u8]| {
@@ -87,7 +106,14 @@ impl<'a> Memo<'a> {
         part(ledger.family.as_str().as_bytes());
         part(ledger.ledger_dir.as_bytes());
         part(&[u8::from(ledger.local), u8::from(ledger.science.is_some())]);
-        Memo { cache, base: h.finalize().into(), history }
+        Memo {
+            cache,
+            base: h.finalize().into(),
+            history,
+            commits,
+            audit_whole: OnceLock::new(),
+            whole: [Mutex::default(), Mutex::default()],
+        }
     }
 
     /// The cycle's results and facts: from the cache when an authenticated entry exists and
@@ -107,9 +133,15 @@ impl<'a> Memo<'a> {
         if payload.is_some() && cached.is_none() {
             cache.unusable(&key);
         }
-        let current = cached.as_ref().map(|s| self.deps(audit, science, &s.facts));
-        if let (Some(stored), Some(current)) = (&cached, &current)
-            && stored.deps != *current
+        // An entry stands for objects read when it was written: it answers only while the
+        // repositories still hold them (a partial clone, a pruned or damaged repository would
+        // make the computation below report them missing).
+        let current = cached
+            .as_ref()
+            .filter(|s| self.held(audit, science, cycle, &s.facts))
+            .map(|s| self.deps(audit, science, &s.facts));
+        if let Some(stored) = &cached
+            && current.as_ref() != Some(&stored.deps)
         {
             // The repositories changed under the entry: a miss, and the entry is replaced.
             cache.superseded(&key);
@@ -167,6 +199,54 @@ impl<'a> Memo<'a> {
         part(cycle.report_added_in.as_ref().map_or(&[][..], |i| i.as_bytes()));
         part(&cycle.report.as_ref().map_or([0; 32], |(d, _)| d.0));
         Some([KIND.as_bytes(), h.finalize().as_slice()].concat())
+    }
+
+    /// Whether every object the cycle's verification could have read is still readable: the
+    /// cycle's files and receipt, every commit of the audit history with every tree and blob
+    /// below it (the Constitution, config and check layer in force, the reports), and the
+    /// audited science commit and its first parent with every tree and blob below them. A
+    /// superset of what was read, so an object that is gone and was never read costs a
+    /// recomputation, never a wrong answer.
+    fn held(&self, audit: &Repo, science: Option<&Repo>, cycle: &Cycle, facts: &CycleFacts) -> bool {
+        if !cycle.receipt_blob.into_iter().chain(cycle.files.values().map(|(_, id)| *id)).all(|id| audit.has(id)) {
+            return false;
+        }
+        let audit_whole = *self.audit_whole.get_or_init(|| {
+            self.commits.iter().all(|(commit, tree)| audit.has(*commit) && self.whole(audit, Side::Audit, *tree))
+        });
+        if !audit_whole {
+            return false;
+        }
+        let (Some(science), Some(sha)) = (science, facts.sha.as_deref()) else { return true };
+        let Some(id) = ObjectId::from_hex(sha.as_bytes()).ok().filter(|i| science.has(*i)) else {
+            // Not held when stored either, or [`Deps`] tells the difference.
+            return true;
+        };
+        let Ok(commit) = science.commit(id) else { return false };
+        let parent = match commit.parents.first() {
+            None => Some(None),
+            Some(p) => science.commit(*p).ok().map(|c| Some(c.tree)),
+        };
+        let Some(parent) = parent else { return false };
+        self.whole(science, Side::Science, commit.tree) && parent.is_none_or(|t| self.whole(science, Side::Science, t))
+    }
+
+    /// Whether `repo` holds `tree` and every tree and blob below it (submodules are other
+    /// repositories). Remembered per tree id, so shared subtrees are read once per run.
+    fn whole(&self, repo: &Repo, side: Side, tree: ObjectId) -> bool {
+        let memo = &self.whole[side as usize];
+        if let Some(known) = memo.lock().expect("never poisoned: nothing panics while holding it").get(&tree) {
+            return *known;
+        }
+        let answer = repo.tree_children(tree).is_ok_and(|children| {
+            children.iter().all(|(_, kind, id)| match kind {
+                EntryKind::Tree => self.whole(repo, side, *id),
+                EntryKind::Submodule => true,
+                _ => repo.has(*id),
+            })
+        });
+        memo.lock().expect("never poisoned: nothing panics while holding it").insert(tree, answer);
+        answer
     }
 
     fn deps(&self, audit: &Repo, science: Option<&Repo>, facts: &CycleFacts) -> Deps {

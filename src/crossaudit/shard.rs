@@ -61,7 +61,11 @@ struct Recorded {
 #[derive(Debug)]
 enum Mode {
     Own(Shard),
-    Replay { records: BTreeMap<String, Recorded> },
+    /// `merge`: each shard's records (shard 1 first) of a run over `of` shards.
+    Replay {
+        of: u32,
+        shards: Vec<BTreeMap<String, Recorded>>,
+    },
 }
 
 /// How a run treats CV-A702 per cycle: a shard's own part, or the shards' records (`merge`).
@@ -70,20 +74,55 @@ pub struct Plan {
     mode: Mode,
     owners: OnceLock<HashMap<String, u32>>,
     recorded: Mutex<BTreeMap<String, Recorded>>,
+    /// `merge`: the records each cycle's owner made, once the ledger says who owns what.
+    replay: OnceLock<BTreeMap<String, Recorded>>,
+    /// `merge`: records a shard made about cycles it does not own (the set is refused).
+    foreign: OnceLock<Vec<String>>,
 }
 
 impl Plan {
     fn new(mode: Mode) -> Self {
-        Plan { mode, owners: OnceLock::new(), recorded: Mutex::default() }
+        Plan {
+            mode,
+            owners: OnceLock::new(),
+            recorded: Mutex::default(),
+            replay: OnceLock::new(),
+            foreign: OnceLock::new(),
+        }
     }
 
-    /// Assigns the cycles of `ledger` (crawl, once the ledger is loaded).
+    /// Assigns the cycles of `ledger` (crawl, once the ledger is loaded). For `merge`, keeps of
+    /// each shard only the records about its own cycles, and lists the others.
     pub(super) fn assign(&self, ledger: &Ledger) {
-        if let Mode::Own(s) = self.mode {
-            let owners = ledger.cycles.iter().enumerate().map(|(i, c)| (c.path.clone(), s.owner(i))).collect();
-            let _ = self.owners.set(owners);
-        } else {
-            let _ = self.owners.set(HashMap::new());
+        let owners_of = |s: Shard| -> HashMap<String, u32> {
+            ledger.cycles.iter().enumerate().map(|(i, c)| (c.path.clone(), s.owner(i))).collect()
+        };
+        match &self.mode {
+            Mode::Own(s) => {
+                let _ = self.owners.set(owners_of(*s));
+            }
+            Mode::Replay { of, shards } => {
+                let owners = owners_of(Shard { index: 1, of: *of });
+                let (mut kept, mut foreign) = (BTreeMap::new(), Vec::new());
+                for (k, records) in (1..).zip(shards) {
+                    for (cycle, rec) in records {
+                        match owners.get(cycle) {
+                            Some(owner) if *owner == k => {
+                                kept.insert(cycle.clone(), rec.clone());
+                            }
+                            Some(owner) => foreign.push(format!(
+                                "shard {k}/{of} holds a CV-A702 record about {cycle}, which belongs to shard {owner}/{of}"
+                            )),
+                            None => foreign.push(format!(
+                                "shard {k}/{of} holds a CV-A702 record about {cycle}, which is not a cycle of the ledger"
+                            )),
+                        }
+                    }
+                }
+                let _ = self.replay.set(kept);
+                let _ = self.foreign.set(foreign);
+                let _ = self.owners.set(HashMap::new());
+            }
         }
     }
 
@@ -122,7 +161,7 @@ pub(super) fn manifest_part(
                 plan.record(subject, rec);
             }
         },
-        Mode::Replay { records, .. } => match records.get(subject) {
+        Mode::Replay { .. } => match plan.replay.get().and_then(|r| r.get(subject)) {
             Some(rec) => {
                 out.extend(rec.results.iter().cloned());
                 failed.extend(rec.failures.iter().cloned());
@@ -191,16 +230,26 @@ pub fn merge(shards: &merge::Shards, ctx: Ctx<'_>) -> Result<Report, Error> {
         identity: text("certificateIdentity").map(str::to_owned),
         issuer: text("certificateOidcIssuer").map(str::to_owned),
     };
-    let mut records = BTreeMap::new();
+    let mut records = Vec::new();
     for (i, part) in shards.parts.iter().enumerate() {
         let bad = |what: &str| usage(format!("shard {}: its {what} do not read", i + 1));
         let recs: BTreeMap<String, Recorded> =
             serde_json::from_value(part.get("manifestChecks").cloned().unwrap_or(Value::Null))
                 .map_err(|_| bad("manifest checks"))?;
-        records.extend(recs);
+        records.push(recs);
     }
-    o.shard = Some(Arc::new(Plan::new(Mode::Replay { records })));
+    let of = u32::try_from(records.len()).map_err(|_| usage("more shards than a shard count holds".into()))?;
+    let plan = Arc::new(Plan::new(Mode::Replay { of, shards: records }));
+    o.shard = Some(plan.clone());
     let report = super::ledger(&o, ctx)?;
+    // A shard answers only for its own cycles: a record about another's is not a second
+    // opinion to choose from but a set that was tampered with or mixed up.
+    if let Some(foreign) = plan.foreign.get().filter(|f| !f.is_empty()) {
+        return Err(usage(format!(
+            "the set is refused: {}; a shard's records are taken only for the cycles it owns (cycle i belongs to shard i mod N + 1)",
+            foreign.join("; ")
+        )));
+    }
     let head = |inputs: &BTreeMap<String, Value>| inputs.get("auditHead").and_then(Value::as_str).map(str::to_owned);
     if head(&report.inputs) != head(&shards.inputs) {
         return Err(usage(format!(

@@ -230,11 +230,17 @@ impl BlobHashes {
         // from it is reported missing, as without the cache.
         if let (Some(c), Some((d, n))) = (&self.persistent, cached)
             && !c.is_auditing()
-            && repo.has(id)
         {
-            self.record(n);
-            self.from_persistent.fetch_add(1, Ordering::Relaxed);
-            return Ok((d, n));
+            if repo.has(id) {
+                self.record(n);
+                self.from_persistent.fetch_add(1, Ordering::Relaxed);
+                return Ok((d, n));
+            }
+            // Found but not used: counted a miss, as the figures line would otherwise claim
+            // hits for blobs reported missing.
+            if let Some(k) = &key {
+                c.superseded(k);
+            }
         }
         let data = repo.blob_into(id, buf).map_err(|e| e.to_string())?;
         let n = data.len() as u64;

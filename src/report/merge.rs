@@ -63,6 +63,8 @@ pub fn read(files: &[(String, Vec<u8>)]) -> Result<Shards, Error> {
             _ => return Err(err(name, "a report without inputs".into())),
         };
         inputs.remove(INPUT);
+        // `--sign-report` records each shard's own command line, which names its `--shard`.
+        inputs.remove("invocation");
         let this = (command, tool, inputs, of);
         match &common {
             None => common = Some(this),

@@ -296,15 +296,21 @@ enum Command {
     /// Combine the JSON reports of `ledger --shard K/N` into the report of one unsharded run.
     #[command(after_help = help!(
         "crossverify merge shard-1.json shard-2.json shard-3.json",
-        "crossverify merge reports/*.json --format json > ledger.json"
+        "crossverify merge reports/*.json --format json > ledger.json",
+        "crossverify merge --trusted-key shards.pub shard-*.dsse.json"
     ))]
     ///
     /// All N shards, in any order; the ledger is read again at the same audit head, without
     /// hashing (docs/scale.md).
     Merge {
-        /// The shard reports.
+        /// The shard reports (with --trusted-key: the envelopes their --sign-report wrote).
         #[arg(required = true, value_name = "REPORT.json")]
         reports: Vec<PathBuf>,
+        /// Take only shards signed with this OpenSSH Ed25519 public key: each REPORT is the
+        /// envelope `ledger --shard K/N --sign-report KEY --attestation REPORT` wrote, and one
+        /// that does not verify refuses the set (docs/scale.md, "What merge trusts").
+        #[arg(long, value_name = "PUBKEY")]
+        trusted_key: Option<PathBuf>,
     },
     /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
     #[command(after_help = help!(
@@ -474,6 +480,13 @@ fn one_line(rendered: &str) -> String {
 
 fn run(cli: &Cli) -> anyhow::Result<u8> {
     check_outputs(&cli.global.outputs)?;
+    if cli.global.sign_report.is_some() && matches!(cli.command, Command::Batch { .. }) {
+        // Refused before any work: a batch run that went on would exit 0 with nothing signed.
+        bail!(
+            "--sign-report: `batch` writes one JSON line per ledger, not a report, so there is nothing to sign; \
+             sign each ledger's report instead (`crossverify ledger --audit … --sign-report KEY --attestation PATH`)"
+        );
+    }
     if let Some(n) = cli.global.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(usize::from(n))
@@ -599,7 +612,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let replayer: crossverify::attest::Replayer<'_> = &replayer;
             crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
         }
-        Command::Merge { reports } => scale::merge(reports, ctx)?,
+        Command::Merge { reports, trusted_key } => scale::merge(reports, trusted_key.as_deref(), ctx)?,
         Command::Batch { list, output_jsonl, cache } => {
             let code = scale::batch(list, output_jsonl, cache, cli.global.quiet, ctx);
             bar.clear();

@@ -203,10 +203,15 @@ pub(crate) fn ledger(
 const MAX_REPORT_BYTES: u64 = 4 << 30;
 
 /// `crossverify merge REPORT.json...`.
-pub(crate) fn merge(paths: &[PathBuf], ctx: Ctx<'_>) -> anyhow::Result<Report> {
+pub(crate) fn merge(paths: &[PathBuf], trusted_key: Option<&Path>, ctx: Ctx<'_>) -> anyhow::Result<Report> {
+    let key = trusted_key.map(crossverify::attest::trusted_key).transpose()?;
     let mut files = Vec::new();
     for p in paths {
-        files.push((p.display().to_string(), read_capped(p, MAX_REPORT_BYTES)?));
+        let bytes = match &key {
+            Some(k) => crossverify::attest::signed_report(p, k, "ledger")?,
+            None => read_capped(p, MAX_REPORT_BYTES)?,
+        };
+        files.push((p.display().to_string(), bytes));
     }
     let shards = crossverify::report::merge::read(&files)?;
     Ok(crossaudit::merge(&shards, ctx)?)
