@@ -78,8 +78,8 @@ check!(RECORD_PARSES, "CV-A001", "record-unparsable", Error, None,
     what: "Parses each record the ledger holds — `receipt.json`, `checks.json`, `raw_exchange.json`, `controller/state.json`, \
            `disputes.jsonl`, `crossaudit.yml` — with a strict parser: malformed JSON, duplicate keys, lone surrogates, \
            trailing data, nesting deeper than 128 levels and records larger than 64 MiB are refused by file name and reason. \
-           A `crossaudit.yml` whose aliases would expand beyond 100 000 nodes (an alias bomb) is refused before anything is \
-           expanded; a schema-2 one with a key the product's loader refuses (unknown top-level keys, unknown keys of \
+           A `crossaudit.yml` larger than 1 MiB, or whose aliases would expand beyond 100 000 nodes (an alias bomb), is \
+           refused before anything is expanded; a schema-2 one with a key the product's loader refuses (unknown top-level keys, unknown keys of \
            `auditor`, `generator`, their `fallbacks`, `isolation.minimum`, `resilience`, `budgets`) is refused as the \
            product refuses it.",
     why: "Python's `json` keeps the last of two duplicate keys. A receipt with `\"verdict\": \"BLOCKED\"` and a later \
