@@ -17,10 +17,12 @@ pub enum Content {
     Blank,
     /// Not UTF-8: the byte offset (in the file) of the first invalid byte.
     NotUtf8(usize),
-    /// Not a JSON object; the reason.
-    Malformed(String),
-    /// A JSON object.
-    Message(Message),
+    /// Not a JSON object ([`malformed_reason`] says why: the reason is not kept per line, so a
+    /// bus of a million bad lines holds no million sentences).
+    Malformed,
+    /// A JSON object (boxed: most lines of a hostile bus are not messages, and a line's size is
+    /// what the memory budget multiplies).
+    Message(Box<Message>),
 }
 
 /// One message object and its fields, each `Some` only when present as a string.
@@ -85,7 +87,8 @@ pub struct Line {
     pub text: Option<String>,
     /// Whether the line ended in CRLF.
     pub crlf: bool,
-    /// The splitlines characters it holds besides its line end.
+    /// The distinct splitlines characters it holds besides its line end, in order of first
+    /// appearance (at most nine, however many times each occurs; `pieces` counts them all).
     pub drift: Vec<char>,
     /// What it holds.
     pub content: Content,
@@ -145,11 +148,9 @@ fn python_space(c: char) -> bool {
 pub fn parse(bytes: &[u8]) -> Bus {
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
-    let mut raw: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    if ends_with_newline {
-        raw.pop();
-    }
-    let count = raw.len();
+    // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
+    let count = bytes.iter().filter(|b| **b == b'\n').count() + usize::from(!ends_with_newline);
+    let raw = bytes.split(|b| *b == b'\n').take(count);
     let mut lines = Vec::with_capacity(count);
     let mut tool = 1;
     let mut offset = 0;
@@ -163,16 +164,22 @@ pub fn parse(bytes: &[u8]) -> Bus {
         let body = if crlf { &seg[..seg.len() - 1] } else { seg };
         let line = match std::str::from_utf8(body) {
             Ok(text) => {
-                let drift: Vec<char> = text.chars().filter(|c| SPLITLINES_EXTRA.contains(c)).collect();
+                let mut drift: Vec<char> = Vec::new();
+                let mut separators = 0;
+                for c in text.chars().filter(|c| SPLITLINES_EXTRA.contains(c)) {
+                    separators += 1;
+                    if !drift.contains(&c) {
+                        drift.push(c);
+                    }
+                }
                 let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
-                let pieces = drift.len() + usize::from(!(last_unterminated && trailing_sep));
+                let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
                 let content = if text.chars().all(python_space) {
                     Content::Blank
                 } else {
                     match json::parse(body) {
-                        Ok(v @ Value::Object(_)) => Content::Message(Message::new(v)),
-                        Ok(v) => Content::Malformed(format!("a JSON {}, not an object", v.type_name())),
-                        Err(e) => Content::Malformed(e.to_string()),
+                        Ok(v @ Value::Object(_)) => Content::Message(Box::new(Message::new(v))),
+                        Ok(_) | Err(_) => Content::Malformed,
                     }
                 };
                 Line { physical: i + 1, tool, pieces, text: Some(text.to_owned()), crlf, drift, content }
@@ -191,6 +198,16 @@ pub fn parse(bytes: &[u8]) -> Bus {
         lines.push(line);
     }
     Bus { tool_count: tool - 1, lines, ends_with_newline, bom }
+}
+
+/// Why a line that is not blank is no message: the strict parser's error, or the JSON type it
+/// holds instead of an object. Computed when a finding is written, not kept per line.
+#[must_use]
+pub fn malformed_reason(text: &str) -> String {
+    match json::parse(text.as_bytes()) {
+        Ok(v) => format!("a JSON {}, not an object", v.type_name()),
+        Err(e) => e.to_string(),
+    }
 }
 
 /// Whether `text` is byte for byte what one of the tool's writers makes of `m` (format note

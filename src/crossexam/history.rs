@@ -173,12 +173,18 @@ pub(crate) fn git(dir: &Path, bus: &[u8], have_priors: bool) -> Vec<CheckResult>
                 Held::Absent => inherited,
                 Held::Other(kind) => {
                     let short = c.id.to_hex_with_len(12).to_string();
-                    out.push(CheckResult::new(
-                        &I3_PREFIX,
-                        Outcome::CantTell,
-                        format!("commit {short}"),
-                        format!("{path} is a {} in commit {short}: the bus's history cannot be followed through it", kind.as_str()),
-                    ).with("commit", c.id.to_string()));
+                    out.push(
+                        CheckResult::new(
+                            &I3_PREFIX,
+                            Outcome::CantTell,
+                            format!("commit {short}"),
+                            format!(
+                                "{path} is a {} in commit {short}: the bus's history cannot be followed through it",
+                                kind.as_str()
+                            ),
+                        )
+                        .with("commit", c.id.to_string()),
+                    );
                     inherited
                 }
             };
@@ -190,8 +196,11 @@ pub(crate) fn git(dir: &Path, bus: &[u8], have_priors: bool) -> Vec<CheckResult>
         }
         let mut tip_results = Vec::new();
         for (blob, path) in &tips {
-            let what = if path == &rel { format!("{rel} at HEAD") } else { format!("{path}, the last committed version") };
-            tip_results.push(compare("work tree", &repo.record(*blob, path)?, bus, &what).with("commitsHoldingBus", committed));
+            let what =
+                if path == &rel { format!("{rel} at HEAD") } else { format!("{path}, the last committed version") };
+            tip_results.push(
+                compare("work tree", &repo.record(*blob, path)?, bus, &what).with("commitsHoldingBus", committed),
+            );
         }
         let failed_somewhere = out.iter().any(|r| r.outcome == Outcome::Failed);
         for r in tip_results {
