@@ -25,39 +25,96 @@ pub enum Content {
     Message(Box<Message>),
 }
 
-/// One message object and its fields, each `Some` only when present as a string.
+/// A JSON value's type, in one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    /// `null`.
+    Null,
+    /// `true`/`false`.
+    Boolean,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl JsonType {
+    fn of(v: &Value) -> JsonType {
+        match v {
+            Value::Null => JsonType::Null,
+            Value::Bool(_) => JsonType::Boolean,
+            Value::Number(_) => JsonType::Number,
+            Value::String(_) => JsonType::String,
+            Value::Array(_) => JsonType::Array,
+            Value::Object(_) => JsonType::Object,
+        }
+    }
+
+    /// The name [`Value::type_name`] gives it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "boolean",
+            JsonType::Number => "number",
+            JsonType::String => "string",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+        }
+    }
+}
+
+/// The keys whose values the rules read, in the order of [`Message::types`].
+pub const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"];
+
+/// One message object: its fields, each `Some` only when present as a string, and the JSON type
+/// of each field present. The parsed tree itself is not kept: a line of deep nesting or of
+/// thousands of keys would otherwise stay in memory at several times its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    /// The whole object.
-    pub value: Value,
+    /// How many keys the object has.
+    pub keys: usize,
+    /// For each of [`FIELDS`], the JSON type of its value when the key is present.
+    pub types: [Option<JsonType>; 6],
     /// `ts`.
-    pub ts: Option<String>,
+    pub ts: Option<Box<str>>,
     /// `from`.
-    pub from: Option<String>,
+    pub from: Option<Box<str>>,
     /// `type`.
-    pub kind: Option<String>,
+    pub kind: Option<Box<str>>,
     /// `msg`.
-    pub msg: Option<String>,
+    pub msg: Option<Box<str>>,
     /// `ref`.
-    pub reference: Option<String>,
+    pub reference: Option<Box<str>>,
     /// `via`.
-    pub via: Option<String>,
+    pub via: Option<Box<str>>,
 }
 
 impl Message {
     /// Reads the fields of a parsed object.
     #[must_use]
     pub fn new(value: Value) -> Self {
-        let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
+        let field = |k: &str| value.get(k).and_then(Value::as_str).map(Box::from);
         Message {
+            keys: value.as_object().map_or(0, |o| o.len()),
+            types: FIELDS.map(|k| value.get(k).map(JsonType::of)),
             ts: field("ts"),
             from: field("from"),
             kind: field("type"),
             msg: field("msg"),
             reference: field("ref"),
             via: field("via"),
-            value,
         }
+    }
+
+    /// The JSON type name of `key`'s value when present (`key` one of [`FIELDS`]).
+    #[must_use]
+    pub fn type_of(&self, key: &str) -> Option<&'static str> {
+        FIELDS.iter().position(|k| *k == key).and_then(|i| self.types[i]).map(JsonType::name)
     }
 
     /// `type`, or `""` when absent.
@@ -73,6 +130,24 @@ impl Message {
     }
 }
 
+/// A set of [`SPLITLINES_EXTRA`] characters, one bit each: a line of a million control
+/// characters keeps two bytes, not a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drift(u16);
+
+impl Drift {
+    /// Whether the line holds none.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The characters, in the order of [`SPLITLINES_EXTRA`].
+    pub fn iter(self) -> impl Iterator<Item = char> {
+        SPLITLINES_EXTRA.into_iter().enumerate().filter(move |(k, _)| self.0 & (1 << k) != 0).map(|(_, c)| c)
+    }
+}
+
 /// One physical line of the bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
@@ -84,12 +159,12 @@ pub struct Line {
     /// character; 0 only for a last line ending in one without a final newline).
     pub pieces: usize,
     /// The line's text without its line end, when it is UTF-8.
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
     /// Whether the line ended in CRLF.
     pub crlf: bool,
-    /// The distinct splitlines characters it holds besides its line end, in order of first
-    /// appearance (at most nine, however many times each occurs; `pieces` counts them all).
-    pub drift: Vec<char>,
+    /// The distinct splitlines characters it holds besides its line end (`pieces` counts every
+    /// occurrence).
+    pub drift: Drift,
     /// What it holds.
     pub content: Content,
 }
@@ -164,12 +239,12 @@ pub fn parse(bytes: &[u8]) -> Bus {
         let body = if crlf { &seg[..seg.len() - 1] } else { seg };
         let line = match std::str::from_utf8(body) {
             Ok(text) => {
-                let mut drift: Vec<char> = Vec::new();
+                let mut drift = Drift::default();
                 let mut separators = 0;
-                for c in text.chars().filter(|c| SPLITLINES_EXTRA.contains(c)) {
-                    separators += 1;
-                    if !drift.contains(&c) {
-                        drift.push(c);
+                for c in text.chars() {
+                    if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
+                        separators += 1;
+                        drift.0 |= 1 << k;
                     }
                 }
                 let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
@@ -182,7 +257,7 @@ pub fn parse(bytes: &[u8]) -> Bus {
                         Ok(_) | Err(_) => Content::Malformed,
                     }
                 };
-                Line { physical: i + 1, tool, pieces, text: Some(text.to_owned()), crlf, drift, content }
+                Line { physical: i + 1, tool, pieces, text: Some(text.into()), crlf, drift, content }
             }
             Err(e) => Line {
                 physical: i + 1,
@@ -190,7 +265,7 @@ pub fn parse(bytes: &[u8]) -> Bus {
                 pieces: 1,
                 text: None,
                 crlf,
-                drift: Vec::new(),
+                drift: Drift::default(),
                 content: Content::NotUtf8(start + e.valid_up_to()),
             },
         };
@@ -215,7 +290,6 @@ pub fn malformed_reason(text: &str) -> String {
 /// separators, non-ASCII raw.
 #[must_use]
 pub fn tool_serialised(m: &Message, text: &str) -> bool {
-    let Some(obj) = m.value.as_object() else { return false };
     let (Some(ts), Some(from), Some(kind), Some(msg)) = (&m.ts, &m.from, &m.kind, &m.msg) else { return false };
     let mut keys = 4;
     let mut out = format!(
@@ -225,12 +299,12 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
         crate::json::quote(kind),
         crate::json::quote(msg)
     );
-    if obj.contains_key("via") {
+    if m.type_of("via").is_some() {
         let Some(via) = &m.via else { return false };
         out.push_str(&format!(", \"via\": {}", crate::json::quote(via)));
         keys += 1;
     }
-    if obj.contains_key("ref") {
+    if m.type_of("ref").is_some() {
         let Some(r) = &m.reference else { return false };
         // The tool leaves an empty ref out rather than writing it.
         if r.is_empty() {
@@ -240,7 +314,7 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
         keys += 1;
     }
     out.push('}');
-    obj.len() == keys && out == text
+    m.keys == keys && out == text
 }
 
 /// The seat-name rule the CLI enforces since 0.5.1: `^[A-Za-z0-9._-]{1,64}$`, not `.`/`..`.
@@ -331,7 +405,7 @@ mod tests {
         let nums: Vec<(usize, usize)> = bus.lines.iter().map(|l| (l.physical, l.tool)).collect();
         assert_eq!(nums, [(1, 1), (2, 2), (3, 4), (4, 5)]);
         assert_eq!(bus.tool_count, 5);
-        assert_eq!(bus.lines[1].drift, ['\u{2028}']);
+        assert_eq!(bus.lines[1].drift.iter().collect::<Vec<_>>(), ['\u{2028}']);
         assert!(matches!(bus.lines[2].content, Content::Blank));
         assert!(bus.lines[3].crlf && bus.mixed_line_ends());
         // A trailing separator on an unterminated last line makes no empty piece.

@@ -107,7 +107,7 @@ fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
         }
         if !line.drift.is_empty() {
             shift += line.pieces.saturating_sub(1);
-            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(c))).collect();
             drift.push(
                 on_line(
                     &F4_DRIFT,
@@ -131,15 +131,15 @@ fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
 fn field_problems(m: &super::bus::Message) -> Vec<String> {
     let mut out = Vec::new();
     for key in ["ts", "from", "type", "msg"] {
-        match m.value.get(key) {
+        match m.type_of(key) {
             None => out.push(format!("`{key}` is missing")),
-            Some(v) if v.as_str().is_none() => out.push(format!("`{key}` is a {}, not a string", v.type_name())),
+            Some(t) if t != "string" => out.push(format!("`{key}` is a {t}, not a string")),
             Some(_) => {}
         }
     }
     for key in ["ref", "via"] {
-        if let Some(v) = m.value.get(key).filter(|v| v.as_str().is_none()) {
-            out.push(format!("`{key}` is a {}, not a string", v.type_name()));
+        if let Some(t) = m.type_of(key).filter(|t| *t != "string") {
+            out.push(format!("`{key}` is a {t}, not a string"));
         }
     }
     out

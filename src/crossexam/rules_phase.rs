@@ -79,7 +79,7 @@ pub(crate) fn arguing_seats(t: &Transcript<'_>) -> BTreeSet<String> {
         .iter()
         .filter_map(|l| l.message())
         .filter(|m| ARGUING.contains(&m.kind()))
-        .filter_map(|m| m.from.clone())
+        .filter_map(|m| m.from.as_deref().map(str::to_owned))
         .collect()
 }
 
@@ -220,7 +220,7 @@ fn claims_per_window(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn ts_of(t: &Transcript<'_>, i: usize) -> String {
-    t.bus.lines[i].message().and_then(|m| m.ts.clone()).unwrap_or_default()
+    t.bus.lines[i].message().and_then(|m| m.ts.as_deref()).unwrap_or_default().to_owned()
 }
 
 fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Findings, r2: &mut Findings) {
