@@ -81,8 +81,8 @@ fn held(repo: &Repo, tree: ObjectId, path: &str) -> Result<Held, crate::git::Err
     })
 }
 
-/// The `bus.jsonl` files `child` removed from `parent` (a move of `_Msg/`, or a deletion before
-/// a later re-creation), the one sharing the most trailing path components with `path` first.
+/// The `bus.jsonl` files `child` removed from `parent` (a move or rename of `_Msg/`), the one
+/// sharing the most trailing path components with `path` first.
 fn removed_buses(repo: &Repo, parent: ObjectId, child: ObjectId, path: &str) -> Result<Vec<String>, crate::git::Error> {
     let mut out: Vec<(usize, String)> = repo
         .diff(Some(parent), Some(child))?
@@ -96,9 +96,10 @@ fn removed_buses(repo: &Repo, parent: ObjectId, child: ObjectId, path: &str) -> 
     Ok(out.into_iter().map(|(_, p)| p).collect())
 }
 
-/// Where the bus lives in each commit: `rel` at HEAD, then, walking back, the same path while
-/// a parent holds it, else the `bus.jsonl` the commit removed (a move, or a deletion followed
-/// by a re-creation anywhere later), else still `rel` (a gap with no bus).
+/// Where the bus lives in each commit: `rel` at HEAD, then, walking back, the same path, except
+/// in the commit that created the path, where it is the `bus.jsonl` that commit removed (a move
+/// of `_Msg/`), if any. A gap where the path is absent (a deletion) keeps the path, so a version
+/// re-created there later is compared with the one before the deletion.
 fn lineage(
     repo: &Repo,
     commits: &[crate::git::Commit],
@@ -115,7 +116,11 @@ fn lineage(
             if path_of.contains_key(p) || out.contains_key(p) {
                 continue;
             }
-            let next = if held(repo, *tree, &path)? == Held::Absent {
+            // Only the commit that creates the path can have moved the bus there; across commits
+            // the path itself is followed, since a panel deleted in one commit and another
+            // created elsewhere in a later one are two panels as often as one moved.
+            let created_here = here != Held::Absent && held(repo, *tree, &path)? == Held::Absent;
+            let next = if created_here {
                 removed_buses(repo, *tree, c.tree, &path)?.into_iter().next().unwrap_or_else(|| path.clone())
             } else {
                 path.clone()

@@ -138,3 +138,67 @@ pub(crate) fn verdict(check: &Check, failures: Findings, judged: usize, what: &s
 
 /// The message kinds that argue (everything but info).
 pub(crate) const ARGUING: [&str; 4] = ["claim", "verify", "challenge", "concede"];
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::crossexam::load::Arena;
+    use crate::report::{Level, Outcome};
+
+    fn arena(bus: Vec<u8>) -> Arena {
+        Arena {
+            dir: Path::new("/nonexistent-crossverify-test/_Msg").to_owned(),
+            bus,
+            task: Some(Ok(b"status: debate\n".to_vec())),
+            sealed: Vec::new(),
+            seen: Vec::new(),
+            synthesis: None,
+            lock_dirs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn findings_past_the_list_are_counted_at_their_most_severe_level() {
+        // 150 blank lines (warnings), then one non-JSON line (an error) past the listed 100.
+        let mut bus = vec![b'\n'; 150];
+        bus.extend_from_slice(b"x\n");
+        let report = crate::crossexam::judge(&arena(bus), false);
+        let f3: Vec<_> = report.results.iter().filter(|r| r.code == "CX-F3").collect();
+        assert_eq!(f3.len(), super::LISTED + 1);
+        assert!(f3[..super::LISTED].iter().all(|r| r.level == Level::Warning));
+        let counted = f3.iter().find(|r| r.evidence.contains_key("more")).expect("a counting result");
+        assert_eq!((counted.outcome, counted.level), (Outcome::Failed, Level::Error), "{counted:#?}");
+        assert_eq!(counted.evidence["more"], 51);
+        assert!(
+            counted.message.starts_with("51 more findings") && counted.message.contains("bus #101"),
+            "{counted:#?}"
+        );
+        // The views show the first lines and every line with a listed violation, and say so.
+        let bus_table = report
+            .views
+            .iter()
+            .find_map(|v| match v {
+                crate::report::View::Table(t) if t.id == "bus" => Some(t),
+                _ => None,
+            })
+            .expect("the bus table");
+        assert_eq!(bus_table.rows.len(), 151, "under the view limit every line is shown");
+    }
+
+    #[test]
+    fn a_huge_bus_has_bounded_views() {
+        let report = crate::crossexam::judge(&arena(vec![b'\n'; 5000]), false);
+        let bus_table = report
+            .views
+            .iter()
+            .find_map(|v| match v {
+                crate::report::View::Table(t) if t.id == "bus" => Some(t),
+                _ => None,
+            })
+            .expect("the bus table");
+        // The first 2,000 lines, plus the 100 listed blank-line findings (all among them).
+        assert_eq!(bus_table.rows.len(), 2000);
+        assert!(bus_table.note.as_deref().is_some_and(|n| n.contains("3000 lines left out")), "{:?}", bus_table.note);
+    }
+}
