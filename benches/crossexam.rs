@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo bench --bench crossexam            # medians of 5 rounds at 256 KiB, 1 MiB, 4 MiB
+//! CROSSVERIFY_BENCH_SIZES=1048576,16777216 CROSSVERIFY_BENCH_CASE=blank cargo bench --bench crossexam
 //! ```
 
 use std::path::Path;
@@ -34,8 +35,10 @@ fn lines_of(size: usize, line: impl Fn(usize) -> String) -> Vec<u8> {
     out
 }
 
-/// The bus, the envelope and the synthesis of each worst case.
-fn inputs(size: usize) -> Vec<(&'static str, Vec<u8>, Vec<u8>, Vec<u8>)> {
+/// A worst case: its name, the bus, the envelope and the synthesis.
+type Input = (&'static str, Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn inputs(size: usize) -> Vec<Input> {
     let none = Vec::new;
     vec![
         ("blank lines", repeat(b"\n", size), none(), none()),
@@ -71,9 +74,17 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    let sizes: Vec<usize> = std::env::var("CROSSVERIFY_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| SIZES.to_vec());
+    let only = std::env::var("CROSSVERIFY_BENCH_CASE").unwrap_or_default();
     out("case                                   size      ms       ns/byte");
-    for (k, size) in SIZES.iter().enumerate() {
+    for (k, size) in sizes.iter().enumerate() {
         for (name, bus, sealed, synthesis) in inputs(*size) {
+            if !name.contains(only.as_str()) {
+                continue;
+            }
             let input = bus.len() + sealed.len() + synthesis.len();
             let arena = Arena {
                 dir: Path::new("/nonexistent-crossverify-bench/_Msg").to_owned(),
@@ -100,7 +111,7 @@ fn main() {
             let per = s * 1e9 / input as f64;
             out(&format!("{name:<36} {input:>9} {:>8.1} {per:>9.1}", s * 1e3));
         }
-        if k + 1 < SIZES.len() {
+        if k + 1 < sizes.len() {
             out("");
         }
     }
