@@ -65,6 +65,14 @@ fn inputs(size: usize) -> Vec<Input> {
             none(),
             repeat(b"#0 s1 ", size * 3 / 4),
         ),
+        (
+            // Names with punctuation are still found by a scan of the synthesis each: time grows
+            // with seats x synthesis (specs/crossexam.md, "Budget", not yet linear).
+            "synthesis, punctuated seat names",
+            lines_of(size / 4, |i| format!("{{\"from\":\"s-{i}\",\"type\":\"claim\"}}")),
+            none(),
+            repeat(b"#0 s-1 ", size * 3 / 4),
+        ),
     ]
 }
 
