@@ -17,45 +17,104 @@ pub enum Content {
     Blank,
     /// Not UTF-8: the byte offset (in the file) of the first invalid byte.
     NotUtf8(usize),
-    /// Not a JSON object; the reason.
-    Malformed(String),
-    /// A JSON object.
-    Message(Message),
+    /// Not a JSON object ([`malformed_reason`] says why: the reason is not kept per line, so a
+    /// bus of a million bad lines holds no million sentences).
+    Malformed,
+    /// A JSON object (boxed: most lines of a hostile bus are not messages, and a line's size is
+    /// what the memory budget multiplies).
+    Message(Box<Message>),
 }
 
-/// One message object and its fields, each `Some` only when present as a string.
+/// A JSON value's type, in one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    /// `null`.
+    Null,
+    /// `true`/`false`.
+    Boolean,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl JsonType {
+    fn of(v: &Value) -> JsonType {
+        match v {
+            Value::Null => JsonType::Null,
+            Value::Bool(_) => JsonType::Boolean,
+            Value::Number(_) => JsonType::Number,
+            Value::String(_) => JsonType::String,
+            Value::Array(_) => JsonType::Array,
+            Value::Object(_) => JsonType::Object,
+        }
+    }
+
+    /// The name [`Value::type_name`] gives it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "boolean",
+            JsonType::Number => "number",
+            JsonType::String => "string",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+        }
+    }
+}
+
+/// The keys whose values the rules read, in the order of [`Message::types`].
+pub const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"];
+
+/// One message object: its fields, each `Some` only when present as a string, and the JSON type
+/// of each field present. The parsed tree itself is not kept: a line of deep nesting or of
+/// thousands of keys would otherwise stay in memory at several times its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    /// The whole object.
-    pub value: Value,
+    /// How many keys the object has.
+    pub keys: usize,
+    /// For each of [`FIELDS`], the JSON type of its value when the key is present.
+    pub types: [Option<JsonType>; 6],
     /// `ts`.
-    pub ts: Option<String>,
+    pub ts: Option<Box<str>>,
     /// `from`.
-    pub from: Option<String>,
+    pub from: Option<Box<str>>,
     /// `type`.
-    pub kind: Option<String>,
+    pub kind: Option<Box<str>>,
     /// `msg`.
-    pub msg: Option<String>,
+    pub msg: Option<Box<str>>,
     /// `ref`.
-    pub reference: Option<String>,
+    pub reference: Option<Box<str>>,
     /// `via`.
-    pub via: Option<String>,
+    pub via: Option<Box<str>>,
 }
 
 impl Message {
     /// Reads the fields of a parsed object.
     #[must_use]
     pub fn new(value: Value) -> Self {
-        let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
+        let field = |k: &str| value.get(k).and_then(Value::as_str).map(Box::from);
         Message {
+            keys: value.as_object().map_or(0, |o| o.len()),
+            types: FIELDS.map(|k| value.get(k).map(JsonType::of)),
             ts: field("ts"),
             from: field("from"),
             kind: field("type"),
             msg: field("msg"),
             reference: field("ref"),
             via: field("via"),
-            value,
         }
+    }
+
+    /// The JSON type name of `key`'s value when present (`key` one of [`FIELDS`]).
+    #[must_use]
+    pub fn type_of(&self, key: &str) -> Option<&'static str> {
+        FIELDS.iter().position(|k| *k == key).and_then(|i| self.types[i]).map(JsonType::name)
     }
 
     /// `type`, or `""` when absent.
@@ -71,6 +130,24 @@ impl Message {
     }
 }
 
+/// A set of [`SPLITLINES_EXTRA`] characters, one bit each: a line of a million control
+/// characters keeps two bytes, not a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drift(u16);
+
+impl Drift {
+    /// Whether the line holds none.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The characters, in the order of [`SPLITLINES_EXTRA`].
+    pub fn iter(self) -> impl Iterator<Item = char> {
+        SPLITLINES_EXTRA.into_iter().enumerate().filter(move |(k, _)| self.0 & (1 << k) != 0).map(|(_, c)| c)
+    }
+}
+
 /// One physical line of the bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
@@ -82,11 +159,12 @@ pub struct Line {
     /// character; 0 only for a last line ending in one without a final newline).
     pub pieces: usize,
     /// The line's text without its line end, when it is UTF-8.
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
     /// Whether the line ended in CRLF.
     pub crlf: bool,
-    /// The splitlines characters it holds besides its line end.
-    pub drift: Vec<char>,
+    /// The distinct splitlines characters it holds besides its line end (`pieces` counts every
+    /// occurrence).
+    pub drift: Drift,
     /// What it holds.
     pub content: Content,
 }
@@ -145,11 +223,9 @@ fn python_space(c: char) -> bool {
 pub fn parse(bytes: &[u8]) -> Bus {
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
-    let mut raw: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    if ends_with_newline {
-        raw.pop();
-    }
-    let count = raw.len();
+    // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
+    let count = bytes.iter().filter(|b| **b == b'\n').count() + usize::from(!ends_with_newline);
+    let raw = bytes.split(|b| *b == b'\n').take(count);
     let mut lines = Vec::with_capacity(count);
     let mut tool = 1;
     let mut offset = 0;
@@ -163,19 +239,25 @@ pub fn parse(bytes: &[u8]) -> Bus {
         let body = if crlf { &seg[..seg.len() - 1] } else { seg };
         let line = match std::str::from_utf8(body) {
             Ok(text) => {
-                let drift: Vec<char> = text.chars().filter(|c| SPLITLINES_EXTRA.contains(c)).collect();
+                let mut drift = Drift::default();
+                let mut separators = 0;
+                for c in text.chars() {
+                    if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
+                        separators += 1;
+                        drift.0 |= 1 << k;
+                    }
+                }
                 let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
-                let pieces = drift.len() + usize::from(!(last_unterminated && trailing_sep));
+                let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
                 let content = if text.chars().all(python_space) {
                     Content::Blank
                 } else {
                     match json::parse(body) {
-                        Ok(v @ Value::Object(_)) => Content::Message(Message::new(v)),
-                        Ok(v) => Content::Malformed(format!("a JSON {}, not an object", v.type_name())),
-                        Err(e) => Content::Malformed(e.to_string()),
+                        Ok(v @ Value::Object(_)) => Content::Message(Box::new(Message::new(v))),
+                        Ok(_) | Err(_) => Content::Malformed,
                     }
                 };
-                Line { physical: i + 1, tool, pieces, text: Some(text.to_owned()), crlf, drift, content }
+                Line { physical: i + 1, tool, pieces, text: Some(text.into()), crlf, drift, content }
             }
             Err(e) => Line {
                 physical: i + 1,
@@ -183,7 +265,7 @@ pub fn parse(bytes: &[u8]) -> Bus {
                 pieces: 1,
                 text: None,
                 crlf,
-                drift: Vec::new(),
+                drift: Drift::default(),
                 content: Content::NotUtf8(start + e.valid_up_to()),
             },
         };
@@ -193,12 +275,21 @@ pub fn parse(bytes: &[u8]) -> Bus {
     Bus { tool_count: tool - 1, lines, ends_with_newline, bom }
 }
 
+/// Why a line that is not blank is no message: the strict parser's error, or the JSON type it
+/// holds instead of an object. Computed when a finding is written, not kept per line.
+#[must_use]
+pub fn malformed_reason(text: &str) -> String {
+    match json::parse(text.as_bytes()) {
+        Ok(v) => format!("a JSON {}, not an object", v.type_name()),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Whether `text` is byte for byte what one of the tool's writers makes of `m` (format note
 /// §2.1): `ts, from, type, msg[, ref]` or `ts, from, type, msg, via[, ref]`, `", "` and `": "`
 /// separators, non-ASCII raw.
 #[must_use]
 pub fn tool_serialised(m: &Message, text: &str) -> bool {
-    let Some(obj) = m.value.as_object() else { return false };
     let (Some(ts), Some(from), Some(kind), Some(msg)) = (&m.ts, &m.from, &m.kind, &m.msg) else { return false };
     let mut keys = 4;
     let mut out = format!(
@@ -208,12 +299,12 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
         crate::json::quote(kind),
         crate::json::quote(msg)
     );
-    if obj.contains_key("via") {
+    if m.type_of("via").is_some() {
         let Some(via) = &m.via else { return false };
         out.push_str(&format!(", \"via\": {}", crate::json::quote(via)));
         keys += 1;
     }
-    if obj.contains_key("ref") {
+    if m.type_of("ref").is_some() {
         let Some(r) = &m.reference else { return false };
         // The tool leaves an empty ref out rather than writing it.
         if r.is_empty() {
@@ -223,7 +314,7 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
         keys += 1;
     }
     out.push('}');
-    obj.len() == keys && out == text
+    m.keys == keys && out == text
 }
 
 /// The seat-name rule the CLI enforces since 0.5.1: `^[A-Za-z0-9._-]{1,64}$`, not `.`/`..`.
@@ -314,7 +405,7 @@ mod tests {
         let nums: Vec<(usize, usize)> = bus.lines.iter().map(|l| (l.physical, l.tool)).collect();
         assert_eq!(nums, [(1, 1), (2, 2), (3, 4), (4, 5)]);
         assert_eq!(bus.tool_count, 5);
-        assert_eq!(bus.lines[1].drift, ['\u{2028}']);
+        assert_eq!(bus.lines[1].drift.iter().collect::<Vec<_>>(), ['\u{2028}']);
         assert!(matches!(bus.lines[2].content, Content::Blank));
         assert!(bus.lines[3].crlf && bus.mixed_line_ends());
         // A trailing separator on an unterminated last line makes no empty piece.

@@ -328,8 +328,11 @@ check!(I2_CURSOR_NAME, "CX-I2", "cx-i2", "cursor-name-invalid", Warning, "I",
 check!(I3_PREFIX, "CX-I3", "cx-i3", "bus-rewritten", Error, "I",
     "Every earlier version of `bus.jsonl` (each git commit, each `--prior`) is a byte prefix of the next",
     what: "Compares the bytes of each committed version of the bus in git history (parents before children) with the \
-           next and with the current file, and each `--prior` snapshot with the current file. Without either, \
-           append-only cannot be decided from one snapshot (cantTell).",
+           next and with the current file, and each `--prior` snapshot with the current file. The bus is followed \
+           through deletions (a version re-created later is compared with the one before the deletion) and moves of \
+           `_Msg/`; a link at its path, a shallow clone or an unreadable object is cantTell with the fix \
+           (`git fetch --unshallow`, or `--prior`). Without either, append-only cannot be decided from one snapshot \
+           (cantTell).",
     why: "The bus is append-only by convention only; this is the one real proof that no earlier line was edited or \
           deleted.",
     example: "CX-I3 failed --prior prior/bus.jsonl: not a prefix of bus.jsonl (first difference at line 1)");

@@ -44,11 +44,89 @@ pub(crate) fn at_level(mut r: CheckResult, level: Level) -> CheckResult {
     r
 }
 
+/// How many findings of one rule are listed one by one; the rest are counted in one result, so
+/// a bus of a million bad lines costs a bounded report (specs/crossexam.md, "Budget").
+pub(crate) const LISTED: usize = 100;
+
+/// How many subjects of the findings past [`LISTED`] that one result names.
+const NAMED: usize = 10;
+
+/// One rule's findings: the first [`LISTED`] kept, the rest counted with their most severe
+/// level (so the summary never weakens the verdict) and their first few subjects.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    kept: Vec<CheckResult>,
+    more: usize,
+    level: Option<Level>,
+    outcome: Option<Outcome>,
+    subjects: Vec<String>,
+}
+
+impl Findings {
+    pub(crate) fn push(&mut self, r: CheckResult) {
+        if self.kept.len() < LISTED {
+            self.kept.push(r);
+            return;
+        }
+        self.more += 1;
+        // Error < Warning < Info: the minimum is the most severe.
+        self.level = Some(self.level.map_or(r.level, |l| l.min(r.level)));
+        if r.outcome == Outcome::Failed || self.outcome.is_none() {
+            self.outcome = Some(r.outcome);
+        }
+        if self.subjects.len() < NAMED {
+            self.subjects.push(r.subject);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// The listed findings (the counted ones share their outcome kinds).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &CheckResult> {
+        self.kept.iter()
+    }
+
+    /// The listed findings and, past [`LISTED`], one result counting the rest.
+    pub(crate) fn into_results(self, check: &Check) -> Vec<CheckResult> {
+        let mut out = self.kept;
+        if let (Some(level), Some(outcome)) = (self.level, self.outcome) {
+            let named = self.subjects.join(", ");
+            let r = CheckResult::new(
+                check,
+                outcome,
+                "bus.jsonl",
+                format!(
+                    "{} more findings of this rule, not listed one by one (first: {named}{})",
+                    self.more,
+                    if self.more > self.subjects.len() { ", …" } else { "" }
+                ),
+            )
+            .with("more", self.more)
+            .with("subjects", self.subjects)
+            .at(Some("transcript"), Some("bus.jsonl"), None);
+            out.push(at_level(r, level));
+        }
+        out
+    }
+}
+
+impl FromIterator<CheckResult> for Findings {
+    fn from_iter<I: IntoIterator<Item = CheckResult>>(iter: I) -> Self {
+        let mut f = Findings::default();
+        for r in iter {
+            f.push(r);
+        }
+        f
+    }
+}
+
 /// `failures` when there are any; else one pass over the `judged` things, or inapplicable
 /// when there were none.
-pub(crate) fn verdict(check: &Check, failures: Vec<CheckResult>, judged: usize, what: &str) -> Vec<CheckResult> {
+pub(crate) fn verdict(check: &Check, failures: Findings, judged: usize, what: &str) -> Vec<CheckResult> {
     if !failures.is_empty() {
-        return failures;
+        return failures.into_results(check);
     }
     let r = if judged == 0 {
         CheckResult::new(check, Outcome::Inapplicable, "transcript", format!("no {what} to judge"))
@@ -60,3 +138,67 @@ pub(crate) fn verdict(check: &Check, failures: Vec<CheckResult>, judged: usize, 
 
 /// The message kinds that argue (everything but info).
 pub(crate) const ARGUING: [&str; 4] = ["claim", "verify", "challenge", "concede"];
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::crossexam::load::Arena;
+    use crate::report::{Level, Outcome};
+
+    fn arena(bus: Vec<u8>) -> Arena {
+        Arena {
+            dir: Path::new("/nonexistent-crossverify-test/_Msg").to_owned(),
+            bus,
+            task: Some(Ok(b"status: debate\n".to_vec())),
+            sealed: Vec::new(),
+            seen: Vec::new(),
+            synthesis: None,
+            lock_dirs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn findings_past_the_list_are_counted_at_their_most_severe_level() {
+        // 150 blank lines (warnings), then one non-JSON line (an error) past the listed 100.
+        let mut bus = vec![b'\n'; 150];
+        bus.extend_from_slice(b"x\n");
+        let report = crate::crossexam::judge(&arena(bus), false);
+        let f3: Vec<_> = report.results.iter().filter(|r| r.code == "CX-F3").collect();
+        assert_eq!(f3.len(), super::LISTED + 1);
+        assert!(f3[..super::LISTED].iter().all(|r| r.level == Level::Warning));
+        let counted = f3.iter().find(|r| r.evidence.contains_key("more")).expect("a counting result");
+        assert_eq!((counted.outcome, counted.level), (Outcome::Failed, Level::Error), "{counted:#?}");
+        assert_eq!(counted.evidence["more"], 51);
+        assert!(
+            counted.message.starts_with("51 more findings") && counted.message.contains("bus #101"),
+            "{counted:#?}"
+        );
+        // The views show the first lines and every line with a listed violation, and say so.
+        let bus_table = report
+            .views
+            .iter()
+            .find_map(|v| match v {
+                crate::report::View::Table(t) if t.id == "bus" => Some(t),
+                _ => None,
+            })
+            .expect("the bus table");
+        assert_eq!(bus_table.rows.len(), 151, "under the view limit every line is shown");
+    }
+
+    #[test]
+    fn a_huge_bus_has_bounded_views() {
+        let report = crate::crossexam::judge(&arena(vec![b'\n'; 5000]), false);
+        let bus_table = report
+            .views
+            .iter()
+            .find_map(|v| match v {
+                crate::report::View::Table(t) if t.id == "bus" => Some(t),
+                _ => None,
+            })
+            .expect("the bus table");
+        // The first 2,000 lines, plus the 100 listed blank-line findings (all among them).
+        assert_eq!(bus_table.rows.len(), 2000);
+        assert!(bus_table.note.as_deref().is_some_and(|n| n.contains("3000 lines left out")), "{:?}", bus_table.note);
+    }
+}

@@ -64,7 +64,7 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
     }
     report.input("busSha256", crate::manifest::Digest::of(&arena.bus).hex());
     let mut i3 = history::priors(&opts.priors, &arena.bus);
-    i3.extend(history::git(&opts.dir, &arena.bus));
+    i3.extend(history::git(&opts.dir, &arena.bus, !opts.priors.is_empty()));
     if i3.is_empty() {
         i3.push(crate::report::CheckResult::new(
             &checks::I3_PREFIX,

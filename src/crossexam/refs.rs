@@ -2,11 +2,11 @@
 //! `#`, the path against `_Msg/` then the project root, anchors against GitHub heading slugs
 //! and `id`/`name` attributes of Markdown targets).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
 use super::checks::{E1_REF_MISSING, E2_REF_PATH, E3_REF_ANCHOR, E4_REF_ESCAPES};
-use super::judge::{Transcript, on_line, verdict};
+use super::judge::{Findings, Transcript, on_line, verdict};
 use crate::report::{CheckResult, Outcome};
 
 /// `path` joined to `base` without touching the file system; `None` when `..` leaves the root
@@ -119,8 +119,12 @@ fn line_form(path: &str) -> (&str, bool) {
 
 /// Every E rule.
 pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut e1, mut e2, mut e3, mut e4) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut e1, mut e2, mut e3, mut e4) =
+        (Findings::default(), Findings::default(), Findings::default(), Findings::default());
     let (mut evidence, mut refs, mut anchored) = (0, 0, 0);
+    // Each target's anchors are read once, however many lines cite it (else a bus of refs to
+    // one large file costs lines × file size).
+    let mut targets: BTreeMap<PathBuf, Result<BTreeSet<String>, String>> = BTreeMap::new();
     for line in &t.bus.lines {
         let Some(m) = line.message() else { continue };
         if matches!(m.kind(), "verify" | "challenge") {
@@ -164,7 +168,7 @@ pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
                 e2.push(CheckResult::new(&E2_REF_PATH, Outcome::CantTell, line.label(), format!("ref {r:?}: {why}")))
             }
             Target::Found(full, shown) => {
-                if let Some(res) = anchor_result(line, r, &full, &shown, anchor, lined) {
+                if let Some(res) = anchor_result(line, r, (&full, &shown), anchor, lined, &mut targets) {
                     e3.push(res);
                 }
             }
@@ -180,10 +184,10 @@ pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
 fn anchor_result(
     line: &super::bus::Line,
     r: &str,
-    full: &Path,
-    shown: &str,
+    (full, shown): (&Path, &str),
     anchor: Option<&str>,
     lined: bool,
+    targets: &mut BTreeMap<PathBuf, Result<BTreeSet<String>, String>>,
 ) -> Option<CheckResult> {
     let markdown = full.extension().is_some_and(|e| e == "md" || e == "markdown");
     if lined || (anchor.is_some() && !markdown) {
@@ -195,14 +199,17 @@ fn anchor_result(
         ));
     }
     let anchor = anchor?;
-    let text = match super::load::read_regular(full) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+    let known = targets.entry(full.to_owned()).or_insert_with(|| {
+        super::load::read_regular(full).map(|b| anchors(&String::from_utf8_lossy(&b)).into_iter().collect())
+    });
+    let known = match known {
+        Ok(k) => k,
         Err(e) => {
             return Some(CheckResult::new(&E3_REF_ANCHOR, Outcome::CantTell, line.label(), format!("{shown} {e}")));
         }
     };
     let want = anchor.to_lowercase();
-    (!anchors(&text).contains(&want))
+    (!known.contains(&want))
         .then(|| on_line(&E3_REF_ANCHOR, line, format!("anchor {anchor:?} names no heading or id of {shown}")))
 }
 

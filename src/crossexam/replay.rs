@@ -44,7 +44,8 @@ pub struct Block {
     pub note: usize,
     /// The count it announces.
     pub announced: u64,
-    /// Indexes of the nearest parsed lines before it, at most `announced`, in bus order.
+    /// Indexes of the nearest parsed lines before it, at most `announced`, in bus order, back to
+    /// the previous phase note at most (included).
     pub members: Vec<usize>,
 }
 
@@ -99,16 +100,26 @@ pub fn note_of(content: &Content) -> Option<PhaseNote> {
 #[must_use]
 pub fn replay(bus: &Bus) -> Replay {
     let mut blocks = Vec::new();
+    // Parsed lines so far, and where among them the latest phase note is: a block reaches back
+    // to that note at most (the note itself, an info, then fails R1), so blocks do not overlap
+    // and a note announcing a huge count costs no more than the lines since the last note.
+    let mut parsed: Vec<usize> = Vec::new();
+    let mut since = 0;
     for (i, line) in bus.lines.iter().enumerate() {
-        let Some(PhaseNote { phase: Phase::Debate, revealed: Some(n) }) = note_of(&line.content) else { continue };
-        let mut members: Vec<usize> = (0..i)
-            .rev()
-            .filter(|j| matches!(bus.lines[*j].content, Content::Message(_)))
-            .take(usize::try_from(n).unwrap_or(usize::MAX))
-            .collect();
-        members.reverse();
-        blocks.push(Block { note: i, announced: n, members });
+        let note = note_of(&line.content);
+        if let Some(PhaseNote { phase: Phase::Debate, revealed: Some(n) }) = note {
+            let take = usize::try_from(n).unwrap_or(usize::MAX).min(parsed.len() - since);
+            let members = parsed[parsed.len() - take..].to_vec();
+            blocks.push(Block { note: i, announced: n, members });
+        }
+        if matches!(line.content, Content::Message(_)) {
+            parsed.push(i);
+        }
+        if note.is_some() {
+            since = parsed.len() - 1;
+        }
     }
+    drop(parsed);
     let revealed: std::collections::BTreeSet<usize> = blocks
         .iter()
         .flat_map(|b| b.members.iter().copied())

@@ -4,7 +4,7 @@ use super::bus::{Content, Line, tool_serialised, valid_seat};
 use super::checks::{
     F1_UTF8, F2_LINE_END, F3_PARSE, F4_DRIFT, F5_FIELDS, F6_TYPE, F7_SEAT, F8_LENGTH, F9_VIA, F10_TS, F11_FINGERPRINT,
 };
-use super::judge::{Transcript, at_level, on_file, on_line, verdict};
+use super::judge::{Findings, Transcript, at_level, on_file, on_line, verdict};
 use crate::report::{CheckResult, Level};
 use crate::stats::time::parse_timestamp;
 
@@ -27,7 +27,7 @@ fn utf8_problem(bytes: &[u8]) -> Option<String> {
 }
 
 fn utf8(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let mut failures = Vec::new();
+    let mut failures = Findings::default();
     let mut judged = 1;
     if t.bus.bom {
         failures.push(on_file(
@@ -70,9 +70,9 @@ fn utf8(t: &Transcript<'_>) -> Vec<CheckResult> {
 
 fn line_ends(t: &Transcript<'_>) -> Vec<CheckResult> {
     if t.arena.bus.is_empty() {
-        return verdict(&F2_LINE_END, Vec::new(), 0, "non-empty bus");
+        return verdict(&F2_LINE_END, Findings::default(), 0, "non-empty bus");
     }
-    let mut failures = Vec::new();
+    let mut failures = Findings::default();
     if !t.bus.ends_with_newline {
         failures.push(on_file(&F2_LINE_END, "bus.jsonl", "the last line has no line end: a torn write or a hand edit"));
     }
@@ -86,7 +86,7 @@ fn line_ends(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut parse, mut drift) = (Vec::new(), Vec::new());
+    let (mut parse, mut drift) = (Findings::default(), Findings::default());
     let mut shift = 0;
     for line in &t.bus.lines {
         match &line.content {
@@ -94,16 +94,20 @@ fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
                 on_line(&F3_PARSE, line, "blank line: the tool skips it but it uses up a number"),
                 Level::Warning,
             )),
-            Content::Malformed(why) => parse.push(on_line(
+            Content::Malformed => parse.push(on_line(
                 &F3_PARSE,
                 line,
-                format!("line {} is not a JSON object ({why}); the tool skips it as malformed", line.physical),
+                format!(
+                    "line {} is not a JSON object ({}); the tool skips it as malformed",
+                    line.physical,
+                    super::bus::malformed_reason(line.text.as_deref().unwrap_or(""))
+                ),
             )),
             Content::NotUtf8(_) | Content::Message(_) => {}
         }
         if !line.drift.is_empty() {
             shift += line.pieces.saturating_sub(1);
-            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(c))).collect();
             drift.push(
                 on_line(
                     &F4_DRIFT,
@@ -127,22 +131,22 @@ fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
 fn field_problems(m: &super::bus::Message) -> Vec<String> {
     let mut out = Vec::new();
     for key in ["ts", "from", "type", "msg"] {
-        match m.value.get(key) {
+        match m.type_of(key) {
             None => out.push(format!("`{key}` is missing")),
-            Some(v) if v.as_str().is_none() => out.push(format!("`{key}` is a {}, not a string", v.type_name())),
+            Some(t) if t != "string" => out.push(format!("`{key}` is a {t}, not a string")),
             Some(_) => {}
         }
     }
     for key in ["ref", "via"] {
-        if let Some(v) = m.value.get(key).filter(|v| v.as_str().is_none()) {
-            out.push(format!("`{key}` is a {}, not a string", v.type_name()));
+        if let Some(t) = m.type_of(key).filter(|t| *t != "string") {
+            out.push(format!("`{key}` is a {t}, not a string"));
         }
     }
     out
 }
 
 /// F5–F11 on one message line, into the per-rule failure lists.
-fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &mut [Vec<CheckResult>; 7]) {
+fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &mut [Findings; 7]) {
     let problems = field_problems(m);
     if !problems.is_empty() {
         f[0].push(on_line(&F5_FIELDS, line, problems.join("; ")));
@@ -177,7 +181,7 @@ fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &m
 }
 
 fn fields(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let mut f: [Vec<CheckResult>; 7] = Default::default();
+    let mut f: [Findings; 7] = Default::default();
     let mut judged = [0usize; 7];
     for line in &t.bus.lines {
         let Some(m) = line.message() else { continue };

@@ -9,7 +9,7 @@ use super::checks::{
     P3_FINAL_PHASE, P4_FLIPPER, P5_TRANSITION, R1_BLOCK_SHAPE, R2_BLOCK_ORDER, R3_BLOCK_TIMING, R4_CHRONOLOGY,
     R5_NO_SUFFIX, R6_STRANDED, R7_ENVELOPE,
 };
-use super::judge::{ARGUING, Transcript, at_level, on_file, on_line, verdict};
+use super::judge::{ARGUING, Findings, Transcript, at_level, on_file, on_line, verdict};
 use super::replay::{Block, Stage, note_of, task_marker};
 use crate::report::{CheckResult, Level, Outcome};
 use crate::stats::time::parse_timestamp;
@@ -33,7 +33,7 @@ fn marker(t: &Transcript<'_>) -> Vec<CheckResult> {
         }
         Some(Err(e)) => vec![CheckResult::new(&P1_MARKER, Outcome::CantTell, "task.md", format!("task.md {e}"))],
         Some(Ok(b)) => match task_marker(&String::from_utf8_lossy(b)) {
-            Some((p, _)) => verdict(&P1_MARKER, Vec::new(), 1, &format!("phase marker ({})", p.as_str())),
+            Some((p, _)) => verdict(&P1_MARKER, Findings::default(), 1, &format!("phase marker ({})", p.as_str())),
             None => vec![on_file(
                 &P1_MARKER,
                 "task.md",
@@ -45,7 +45,7 @@ fn marker(t: &Transcript<'_>) -> Vec<CheckResult> {
         if t.task_readable {
             let replayed = t.replay.final_phase;
             if replayed == t.task_phase {
-                verdict(&P3_FINAL_PHASE, Vec::new(), 1, &format!("final phase ({})", replayed.as_str()))
+                verdict(&P3_FINAL_PHASE, Findings::default(), 1, &format!("final phase ({})", replayed.as_str()))
             } else {
                 vec![on_file(
                 &P3_FINAL_PHASE,
@@ -79,12 +79,12 @@ pub(crate) fn arguing_seats(t: &Transcript<'_>) -> BTreeSet<String> {
         .iter()
         .filter_map(|l| l.message())
         .filter(|m| ARGUING.contains(&m.kind()))
-        .filter_map(|m| m.from.clone())
+        .filter_map(|m| m.from.as_deref().map(str::to_owned))
         .collect()
 }
 
 fn notes(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut p2, mut p4, mut p5) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut p2, mut p4, mut p5) = (Findings::default(), Findings::default(), Findings::default());
     let (mut shaped, mut moderator_posts) = (0, 0);
     let argued = arguing_seats(t);
     for line in &t.bus.lines {
@@ -131,7 +131,8 @@ fn notes(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn gates(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut g1, mut g2, mut g3, mut g5) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut g1, mut g2, mut g3, mut g5) =
+        (Findings::default(), Findings::default(), Findings::default(), Findings::default());
     let (mut blind, mut closed, mut debate_claims) = (0, 0, 0);
     for (i, line) in t.bus.lines.iter().enumerate() {
         let Some(m) = line.message() else { continue };
@@ -219,10 +220,10 @@ fn claims_per_window(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn ts_of(t: &Transcript<'_>, i: usize) -> String {
-    t.bus.lines[i].message().and_then(|m| m.ts.clone()).unwrap_or_default()
+    t.bus.lines[i].message().and_then(|m| m.ts.as_deref()).unwrap_or_default().to_owned()
 }
 
-fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Vec<CheckResult>, r2: &mut Vec<CheckResult>) {
+fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Findings, r2: &mut Findings) {
     let note = &t.bus.lines[b.note];
     if (b.members.len() as u64) < b.announced {
         r1.push(on_line(
@@ -269,20 +270,21 @@ fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Vec<CheckResult
 /// `Some(None)` when no note opened it: `cxam init` writes nothing, and envelopes sealed
 /// before the first bus line are normal, so the first line (the note's other reading) is no
 /// bound (specs/crossexam.md, dialect note on R3). `None` when the note's `ts` is unreadable.
-fn window_start(t: &Transcript<'_>, first: usize) -> Option<Option<i64>> {
-    let opener = (0..first).rev().find(|j| note_of(&t.bus.lines[*j].content).is_some_and(|n| n.phase == Phase::Blind));
+fn window_start(t: &Transcript<'_>, blind_notes: &[usize], first: usize) -> Option<Option<i64>> {
+    let opener = blind_notes.partition_point(|j| *j < first).checked_sub(1).map(|k| blind_notes[k]);
     match opener {
         None => Some(None),
         Some(j) => parse_timestamp(&ts_of(t, j)).map(|x| Some(x.micros())),
     }
 }
 
-fn block_timing(t: &Transcript<'_>, b: &Block, r3: &mut Vec<CheckResult>, r4: &mut Vec<CheckResult>) {
+fn block_timing(t: &Transcript<'_>, blind_notes: &[usize], b: &Block, r3: &mut Findings, r4: &mut Findings) {
     let note = &t.bus.lines[b.note];
     let instants: Option<Vec<i64>> =
         b.members.iter().map(|j| parse_timestamp(&ts_of(t, *j)).map(|x| x.micros())).collect();
-    let bounds =
-        parse_timestamp(&ts_of(t, b.note)).map(|x| x.micros()).zip(b.members.first().and_then(|f| window_start(t, *f)));
+    let bounds = parse_timestamp(&ts_of(t, b.note))
+        .map(|x| x.micros())
+        .zip(b.members.first().and_then(|f| window_start(t, blind_notes, *f)));
     let (Some(instants), Some((end, start))) = (instants, bounds) else {
         let why = "a timestamp of the block, its note or its window start is not RFC 3339";
         r3.push(CheckResult::new(&R3_BLOCK_TIMING, Outcome::CantTell, note.label(), why));
@@ -305,10 +307,23 @@ fn block_timing(t: &Transcript<'_>, b: &Block, r3: &mut Vec<CheckResult>, r4: &m
 }
 
 fn blocks(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut r1, mut r2, mut r3, mut r4, mut r5) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut r1, mut r2, mut r3, mut r4, mut r5) =
+        (Findings::default(), Findings::default(), Findings::default(), Findings::default(), Findings::default());
+    let blind_notes: Vec<usize> =
+        t.replay.transitions.iter().filter(|tr| tr.to == Phase::Blind).map(|tr| tr.line).collect();
     for b in &t.replay.blocks {
         block_shape_and_order(t, b, &mut r1, &mut r2);
-        block_timing(t, b, &mut r3, &mut r4);
+        block_timing(t, &blind_notes, b, &mut r3, &mut r4);
+    }
+    // Blind-stage claims per blind window, counted once rather than per note.
+    let mut blind_claims: BTreeMap<usize, usize> = BTreeMap::new();
+    for (j, line) in t.bus.lines.iter().enumerate() {
+        if t.replay.stages[j] == Stage::Blind
+            && line.message().is_some_and(|m| m.kind() == "claim")
+            && let Some(w) = t.replay.window_of[j]
+        {
+            *blind_claims.entry(w).or_default() += 1;
+        }
     }
     let mut bare = 0;
     for tr in t.replay.transitions.iter().filter(|tr| tr.to == Phase::Debate && tr.from == Phase::Blind) {
@@ -317,10 +332,7 @@ fn blocks(t: &Transcript<'_>) -> Vec<CheckResult> {
             continue;
         }
         bare += 1;
-        let bypasses = (0..tr.line)
-            .filter(|j| t.replay.stages[*j] == Stage::Blind && t.replay.window_of[*j] == t.replay.window_of[tr.line])
-            .filter(|j| t.bus.lines[*j].message().is_some_and(|m| m.kind() == "claim"))
-            .count();
+        let bypasses = t.replay.window_of[tr.line].and_then(|w| blind_claims.get(&w)).copied().unwrap_or(0);
         if bypasses > 0 {
             r5.push(on_line(&R5_NO_SUFFIX, line, format!("debate opened with no reveal although {bypasses} claim(s) were on the bus during blind: all seal bypasses (CX-G2)")));
         }
@@ -329,12 +341,12 @@ fn blocks(t: &Transcript<'_>) -> Vec<CheckResult> {
     let mut out = verdict(&R1_BLOCK_SHAPE, r1, n, "reveal blocks");
     out.extend(verdict(&R2_BLOCK_ORDER, r2, n, "reveal blocks"));
     out.extend(if r3.iter().all(|r| r.outcome == Outcome::CantTell) && !r3.is_empty() {
-        r3
+        r3.into_results(&R3_BLOCK_TIMING)
     } else {
         verdict(&R3_BLOCK_TIMING, r3, n, "reveal blocks")
     });
     out.extend(if r4.iter().all(|r| r.outcome == Outcome::CantTell) && !r4.is_empty() {
-        r4
+        r4.into_results(&R4_CHRONOLOGY)
     } else {
         verdict(&R4_CHRONOLOGY, r4, n, "reveal blocks")
     });
@@ -343,7 +355,7 @@ fn blocks(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn envelopes(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut r6, mut r7) = (Vec::new(), Vec::new());
+    let (mut r6, mut r7) = (Findings::default(), Findings::default());
     let mut lines = 0;
     for (stem, bytes) in &t.arena.sealed {
         let file = format!(".sealed/{stem}.jsonl");
@@ -360,7 +372,10 @@ fn envelopes(t: &Transcript<'_>) -> Vec<CheckResult> {
             let problem = match &line.content {
                 Content::Blank => continue,
                 Content::NotUtf8(_) => "is not UTF-8".to_owned(),
-                Content::Malformed(why) => format!("is not a JSON object ({why}); the reveal drops it silently"),
+                Content::Malformed => format!(
+                    "is not a JSON object ({}); the reveal drops it silently",
+                    super::bus::malformed_reason(line.text.as_deref().unwrap_or(""))
+                ),
                 Content::Message(m) if m.kind() != "claim" => format!("is a {}, not a claim", m.kind()),
                 Content::Message(m) if m.from() != stem => format!("is signed {:?} in {stem}'s envelope", m.from()),
                 Content::Message(_) => String::new(),

@@ -9,7 +9,7 @@ use super::checks::{
     I5_LOCK_DIRS, S1_SYNTHESIS_MISSING, S2_SYNTHESIS_HEADINGS, S3_DISAGREEMENT_TABLE, S4_UNCONCEDED_NAMED,
     S5_CITATIONS, S6_SYNTHESIS_EARLY,
 };
-use super::judge::{Transcript, on_file, on_line, verdict};
+use super::judge::{Findings, Transcript, on_file, on_line, verdict};
 use super::replay::Stage;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::time::parse_timestamp;
@@ -33,7 +33,7 @@ pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn concessions(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut c1, mut c2, mut c3) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut c1, mut c2, mut c3) = (Findings::default(), Findings::default(), Findings::default());
     let (mut verified, mut claimed, mut conceded) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     let (mut concedes, mut claims) = (0, 0);
     for line in &t.bus.lines {
@@ -81,15 +81,45 @@ pub(crate) fn standing_claimants(t: &Transcript<'_>) -> BTreeSet<String> {
 }
 
 /// Whether `name` occurs in `text` as a whole word (case-insensitive).
-#[must_use]
+#[cfg(test)]
 pub(crate) fn names(text: &str, name: &str) -> bool {
-    let (text, name) = (text.to_lowercase(), name.to_lowercase());
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    !name.is_empty()
-        && text.match_indices(&name).any(|(i, _)| {
-            !word(text.get(..i).and_then(|s| s.chars().last()))
-                && !word(text.get(i + name.len()..).and_then(|s| s.chars().next()))
+    let lower = text.to_lowercase();
+    Words::new(&lower).names(name)
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// A lowercased text and its maximal word runs, built once per synthesis: asking whether each
+/// of many seats is named then costs a lookup per seat, not a pass over the text.
+pub(crate) struct Words<'a> {
+    lower: &'a str,
+    runs: BTreeSet<&'a str>,
+}
+
+impl<'a> Words<'a> {
+    /// `lower` must already be lowercased (`str::to_lowercase`).
+    pub(crate) fn new(lower: &'a str) -> Self {
+        let runs = lower.split(|c: char| !word_char(c)).filter(|w| !w.is_empty()).collect();
+        Words { lower, runs }
+    }
+
+    /// Whether `name` occurs as a whole word (letters, digits and `_` are word characters).
+    pub(crate) fn names(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        if name.is_empty() {
+            return false;
+        }
+        if name.chars().all(word_char) {
+            return self.runs.contains(name.as_str());
+        }
+        let word = |c: Option<char>| c.is_some_and(word_char);
+        self.lower.match_indices(&name).any(|(i, _)| {
+            !word(self.lower.get(..i).and_then(|s| s.chars().last()))
+                && !word(self.lower.get(i + name.len()..).and_then(|s| s.chars().next()))
         })
+    }
 }
 
 /// Headings of a Markdown text: (line index, level, lowercased title), fenced code skipped.
@@ -159,7 +189,7 @@ fn synthesis_structure(text: &str) -> (Vec<CheckResult>, Vec<CheckResult>) {
             let cols = widest_table(section);
             let body = section.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
             if cols >= 4 {
-                verdict(&S3_DISAGREEMENT_TABLE, Vec::new(), 1, "disagreement tables")
+                verdict(&S3_DISAGREEMENT_TABLE, Findings::default(), 1, "disagreement tables")
             } else if body.trim_end_matches('.').eq_ignore_ascii_case("none") {
                 vec![on_file(&S3_DISAGREEMENT_TABLE, "synthesis.md", "the Disagreements section says only \"none\"")]
             } else {
@@ -199,8 +229,8 @@ fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
         (true, false) => {
             vec![on_file(&S1_SYNTHESIS_MISSING, "synthesis.md", "the phase is closed and there is no synthesis.md")]
         }
-        (true, true) => verdict(&S1_SYNTHESIS_MISSING, Vec::new(), 1, "closed transcripts"),
-        (false, _) => verdict(&S1_SYNTHESIS_MISSING, Vec::new(), 0, "closed transcript"),
+        (true, true) => verdict(&S1_SYNTHESIS_MISSING, Findings::default(), 1, "closed transcripts"),
+        (false, _) => verdict(&S1_SYNTHESIS_MISSING, Findings::default(), 0, "closed transcript"),
     });
     out.extend(match (present, closed) {
         (true, false) => vec![on_file(
@@ -208,13 +238,13 @@ fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
             "synthesis.md",
             format!("synthesis.md is present while the phase is {}", t.task_phase.as_str()),
         )],
-        (true, true) => verdict(&S6_SYNTHESIS_EARLY, Vec::new(), 1, "syntheses"),
-        (false, _) => verdict(&S6_SYNTHESIS_EARLY, Vec::new(), 0, "synthesis"),
+        (true, true) => verdict(&S6_SYNTHESIS_EARLY, Findings::default(), 1, "syntheses"),
+        (false, _) => verdict(&S6_SYNTHESIS_EARLY, Findings::default(), 0, "synthesis"),
     });
     let text = match &t.arena.synthesis {
         None => {
             for c in [&S2_SYNTHESIS_HEADINGS, &S3_DISAGREEMENT_TABLE, &S4_UNCONCEDED_NAMED, &S5_CITATIONS] {
-                out.extend(verdict(c, Vec::new(), 0, "synthesis"));
+                out.extend(verdict(c, Findings::default(), 0, "synthesis"));
             }
             return out;
         }
@@ -227,12 +257,14 @@ fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
         Some(Ok(b)) => String::from_utf8_lossy(b).into_owned(),
     };
     let (s2, s3) = synthesis_structure(&text);
-    out.extend(verdict(&S2_SYNTHESIS_HEADINGS, s2, 1, "syntheses"));
+    out.extend(verdict(&S2_SYNTHESIS_HEADINGS, s2.into_iter().collect(), 1, "syntheses"));
     out.extend(s3);
     let standing = standing_claimants(t);
+    let lower = text.to_lowercase();
+    let words = Words::new(&lower);
     let s4 = standing
         .iter()
-        .filter(|s| !names(&text, s))
+        .filter(|s| !words.names(s))
         .map(|s| {
             on_file(
                 &S4_UNCONCEDED_NAMED,
@@ -255,7 +287,7 @@ fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn cursors(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let (mut i1, mut i2) = (Vec::new(), Vec::new());
+    let (mut i1, mut i2) = (Findings::default(), Findings::default());
     for (name, side) in &t.arena.seen {
         let file = format!(".seen/{name}");
         if side.is_ok() && !valid_seat(name) {
@@ -278,7 +310,7 @@ fn cursors(t: &Transcript<'_>) -> Vec<CheckResult> {
     }
     let n = t.arena.seen.len();
     let mut out = if i1.iter().all(|r| r.outcome == Outcome::CantTell) && !i1.is_empty() {
-        i1
+        i1.into_results(&I1_CURSOR)
     } else {
         verdict(&I1_CURSOR, i1, n, "cursors")
     };
@@ -287,7 +319,7 @@ fn cursors(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn regressions(t: &Transcript<'_>) -> Vec<CheckResult> {
-    let mut failures = Vec::new();
+    let mut failures = Findings::default();
     let mut prev: Option<(usize, i64)> = None;
     let mut pairs = 0;
     for (i, line) in t.bus.lines.iter().enumerate() {

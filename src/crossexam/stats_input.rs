@@ -82,9 +82,9 @@ pub fn records_of(bus: &super::bus::Bus) -> Vec<CycleRecord> {
             number: Some(line.tool as u64),
             decision: Some(kind.to_owned()),
             model: Some(seat.clone()),
-            runner: m.via.clone(),
-            started_at: m.ts.clone(),
-            completed_at: m.ts.clone(),
+            runner: m.via.as_deref().map(str::to_owned),
+            started_at: m.ts.as_deref().map(str::to_owned),
+            completed_at: m.ts.as_deref().map(str::to_owned),
             findings: Some(Vec::new()),
             verified_closed: Some(Vec::new()),
             ..CycleRecord::default()

@@ -49,6 +49,20 @@ pub(crate) fn seats(t: &Transcript<'_>) -> BTreeMap<String, SeatRow> {
     out
 }
 
+/// Bus lines the timeline and the bus table show one by one; past them only lines with a listed
+/// violation, so the views of a huge bus stay bounded (specs/crossexam.md, "Budget").
+const VIEW_LINES: usize = 2000;
+
+fn truncation(left_out: usize) -> String {
+    if left_out == 0 {
+        String::new()
+    } else {
+        format!(
+            " Past bus line {VIEW_LINES}, only lines with a listed violation are shown ({left_out} lines left out)."
+        )
+    }
+}
+
 /// Failed warning- or error-level results per bus line (by the tool's number).
 fn violations(results: &[CheckResult]) -> BTreeMap<u64, Vec<String>> {
     let mut out: BTreeMap<u64, Vec<String>> = BTreeMap::new();
@@ -65,11 +79,14 @@ fn violations(results: &[CheckResult]) -> BTreeMap<u64, Vec<String>> {
 
 /// Adds the views and the synthesis headline to `report`.
 pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
-    let named = |seat: &str| match &t.arena.synthesis {
-        Some(Ok(b)) => {
-            json!(if super::rules_side::names(&String::from_utf8_lossy(b), seat) { "named" } else { "not named" })
-        }
-        _ => Value::Null,
+    let lower = match &t.arena.synthesis {
+        Some(Ok(b)) => Some(String::from_utf8_lossy(b).to_lowercase()),
+        _ => None,
+    };
+    let words = lower.as_deref().map(super::rules_side::Words::new);
+    let named = |seat: &str| match &words {
+        Some(w) => json!(if w.names(seat) { "named" } else { "not named" }),
+        None => Value::Null,
     };
     let rows: Vec<Vec<Value>> = seats(t)
         .into_iter()
@@ -104,7 +121,12 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
     let marks = violations(&report.results);
     let mut points = Vec::new();
     let mut rows = Vec::new();
+    let shown = |i: usize, tool: usize| i < VIEW_LINES || marks.contains_key(&(tool as u64));
+    let left_out = t.bus.lines.iter().enumerate().filter(|(i, l)| !shown(*i, l.tool)).count();
     for (i, line) in t.bus.lines.iter().enumerate() {
+        if !shown(i, line.tool) {
+            continue;
+        }
         let stage = t.replay.stages[i].as_str();
         let codes = marks.get(&(line.tool as u64)).cloned().unwrap_or_default();
         #[allow(clippy::cast_precision_loss)]
@@ -131,22 +153,24 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
         x_label: "bus line (tool number)".into(),
         category_label: "phase".into(),
         points,
-        note: Some("revealed = a sealed blind claim written by the reveal right before its debate note.".into()),
+        note: Some(format!(
+            "revealed = a sealed blind claim written by the reveal right before its debate note.{}",
+            truncation(left_out)
+        )),
     }));
     report.views.push(View::Table(Table {
         id: "bus".into(),
         title: "Bus replay".into(),
         columns: ["#", "physical line", "phase", "from", "type", "violations"].map(String::from).to_vec(),
         rows,
-        note: Some("# is the tool's number (what cxam prints and syntheses cite); violations are failed error- and warning-level rules on that line.".into()),
+        note: Some(format!("# is the tool's number (what cxam prints and syntheses cite); violations are failed error- and warning-level rules on that line.{}", truncation(left_out))),
         csv: true,
     }));
     let standing = super::rules_side::standing_claimants(t);
     let text = match &t.arena.synthesis {
-        Some(Ok(b)) => {
-            let s = String::from_utf8_lossy(b);
+        Some(Ok(_)) => {
             let missing: Vec<&str> =
-                standing.iter().map(String::as_str).filter(|x| !super::rules_side::names(&s, x)).collect();
+                standing.iter().map(String::as_str).filter(|x| words.as_ref().is_some_and(|w| !w.names(x))).collect();
             if missing.is_empty() {
                 "names every seat that never conceded".to_owned()
             } else {

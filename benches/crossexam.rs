@@ -1,0 +1,126 @@
+//! Time of a CrossExam replay on the worst inputs of `tests/memory_budget_crossexam.rs` at three
+//! sizes (issue 21 §5): the time per input byte should stay flat as the size quadruples, which
+//! is what "linear" means here. No timing is asserted anywhere; run it by hand:
+//!
+//! ```sh
+//! cargo bench --bench crossexam            # medians of 5 rounds at 256 KiB, 1 MiB, 4 MiB
+//! CROSSVERIFY_BENCH_SIZES=1048576,16777216 CROSSVERIFY_BENCH_CASE=blank cargo bench --bench crossexam
+//! ```
+
+use std::path::Path;
+use std::time::Instant;
+
+use crossverify::crossexam::{judge, load::Arena};
+
+const ROUNDS: usize = 5;
+const SIZES: [usize; 3] = [256 << 10, 1 << 20, 4 << 20];
+
+fn out(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+fn repeat(unit: &[u8], size: usize) -> Vec<u8> {
+    unit.iter().copied().cycle().take(size / unit.len() * unit.len()).collect()
+}
+
+fn lines_of(size: usize, line: impl Fn(usize) -> String) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size + 256);
+    let mut i = 0;
+    while out.len() < size {
+        out.extend_from_slice(line(i).as_bytes());
+        out.push(b'\n');
+        i += 1;
+    }
+    out
+}
+
+/// A worst case: its name, the bus, the envelope and the synthesis.
+type Input = (&'static str, Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn inputs(size: usize) -> Vec<Input> {
+    let none = Vec::new;
+    vec![
+        ("blank lines", repeat(b"\n", size), none(), none()),
+        ("control characters, one a line", repeat(b"\x1c\n", size), none(), none()),
+        ("control characters in one line", repeat(b"\x0b", size), none(), none()),
+        ("tiny objects", repeat(b"{}\n", size), none(), none()),
+        ("non-JSON lines", repeat(b"x\n", size), none(), none()),
+        (
+            "phase notes and reveal blocks",
+            lines_of(size, |i| {
+                match i % 3 {
+                0 => "{\"ts\": \"t\", \"from\": \"a\", \"type\": \"claim\", \"msg\": \"x\"}".to_owned(),
+                1 => "{\"ts\": \"t\", \"from\": \"m\", \"type\": \"info\", \"msg\": \"phase -> debate (999999 sealed claim(s) revealed)\"}".to_owned(),
+                _ => "{\"ts\": \"t\", \"from\": \"m\", \"type\": \"info\", \"msg\": \"phase -> blind\"}".to_owned(),
+            }
+            }),
+            none(),
+            none(),
+        ),
+        ("envelope of tiny objects", none(), repeat(b"{}\n", size), none()),
+        (
+            "synthesis naming many seats",
+            lines_of(size / 4, |i| format!("{{\"from\":\"s{i}\",\"type\":\"claim\"}}")),
+            none(),
+            repeat(b"#0 s1 ", size * 3 / 4),
+        ),
+        (
+            // Names with punctuation are still found by a scan of the synthesis each: time grows
+            // with seats x synthesis (specs/crossexam.md, "Budget", not yet linear).
+            "synthesis, punctuated seat names",
+            lines_of(size / 4, |i| format!("{{\"from\":\"s-{i}\",\"type\":\"claim\"}}")),
+            none(),
+            repeat(b"#0 s-1 ", size * 3 / 4),
+        ),
+    ]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("CROSSVERIFY_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| SIZES.to_vec());
+    let only = std::env::var("CROSSVERIFY_BENCH_CASE").unwrap_or_default();
+    out("case                                   size      ms       ns/byte");
+    for (k, size) in sizes.iter().enumerate() {
+        for (name, bus, sealed, synthesis) in inputs(*size) {
+            if !name.contains(only.as_str()) {
+                continue;
+            }
+            let input = bus.len() + sealed.len() + synthesis.len();
+            let arena = Arena {
+                dir: Path::new("/nonexistent-crossverify-bench/_Msg").to_owned(),
+                bus,
+                task: Some(Ok(if synthesis.is_empty() {
+                    b"status: debate\n".to_vec()
+                } else {
+                    b"status: closed\n".to_vec()
+                })),
+                sealed: if sealed.is_empty() { Vec::new() } else { vec![("a".to_owned(), Ok(sealed))] },
+                seen: Vec::new(),
+                synthesis: (!synthesis.is_empty()).then_some(Ok(synthesis)),
+                lock_dirs: Vec::new(),
+            };
+            let times: Vec<f64> = (0..ROUNDS)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(judge(&arena, false));
+                    t.elapsed().as_secs_f64()
+                })
+                .collect();
+            let s = median(times);
+            #[allow(clippy::cast_precision_loss)]
+            let per = s * 1e9 / input as f64;
+            out(&format!("{name:<36} {input:>9} {:>8.1} {per:>9.1}", s * 1e3));
+        }
+        if k + 1 < sizes.len() {
+            out("");
+        }
+    }
+}
