@@ -44,7 +44,10 @@ fn parsers() -> Vec<(&'static str, Property)> {
         ("cache entry", f::cache_entry),
     ];
     #[cfg(feature = "sigstore")]
-    v.push(("Sigstore bundle", f::sigstore_bundle));
+    let sigstore: Vec<(&'static str, Property)> = vec![("Sigstore bundle", f::sigstore_bundle)];
+    #[cfg(not(feature = "sigstore"))]
+    let sigstore: Vec<(&'static str, Property)> = Vec::new();
+    v.extend(sigstore);
     v
 }
 

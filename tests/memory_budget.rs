@@ -102,7 +102,11 @@ fn parsers() -> Vec<Parser> {
         parser("cache entry", f::cache_entry),
     ];
     #[cfg(feature = "sigstore")]
-    v.push(limited("Sigstore bundle and trusted root", f::sigstore_bundle, crossverify::trust::sigstore::MAX_BYTES));
+    let sigstore =
+        vec![limited("Sigstore bundle and trusted root", f::sigstore_bundle, crossverify::trust::sigstore::MAX_BYTES)];
+    #[cfg(not(feature = "sigstore"))]
+    let sigstore = Vec::new();
+    v.extend(sigstore);
     v
 }
 
