@@ -181,6 +181,21 @@ fn reftable_repositories_resolve_like_git() {
     assert_refs_match_git(&s);
 }
 
+/// A linked worktree of a reftable repository has its own `HEAD` in its own stack.
+#[test]
+fn reftable_linked_worktrees_have_their_own_head() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let Some(main) = reftable_repo(tmp.path(), "m", 0, &[]) else { return };
+    git(&main, &["worktree", "add", "-q", "../linked", "side"]);
+    let linked = tmp.path().join("linked");
+    for (dir, want) in [(&main, "main"), (&linked, "side")] {
+        let repo = Repo::open(dir).expect("opens");
+        assert_eq!(repo.resolve("HEAD").expect("HEAD"), oid(&git(dir, &["rev-parse", "HEAD"])), "{}", dir.display());
+        assert_eq!(repo.resolve("HEAD").expect("HEAD"), repo.resolve(want).expect(want));
+        assert_eq!(repo.resolve("v1").expect("shared tag"), oid(&git(dir, &["rev-parse", "v1^{commit}"])));
+    }
+}
+
 /// An unborn reftable repository says so, as a files one does.
 #[test]
 fn reftable_unborn_head_says_no_commits() {
