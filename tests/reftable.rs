@@ -57,11 +57,9 @@ fn assert_twins_agree(fixture: &str, repos: &[&str], flags: &[&str]) {
     let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!want.stdout.is_empty(), "{fixture}: the files repository gives a report: {}", stderr(&want));
     assert_eq!(got.status.code(), want.status.code(), "{fixture}: exit codes differ: {}", stderr(&got));
-    let want_code = want.status.code();
     let got = String::from_utf8(got.stdout).expect("UTF-8 report").replace(path(&twin), path(&files));
     let want = String::from_utf8(want.stdout).expect("UTF-8 report");
     assert_eq!(got, want, "{fixture}: reports differ");
-    eprintln!("{fixture}: exit {:?}, {} report bytes", want_code, want.len());
 }
 
 #[test]

@@ -310,9 +310,11 @@ mod tests {
         out.extend(buf.iter().rev());
     }
 
-    /// A version-1 table of ref blocks, one per entry of `blocks` (records as (prefix, suffix,
-    /// value type, value bytes)), padded to `block_size` unless `unpadded`.
-    fn table(block_size: usize, unpadded: bool, blocks: &[Vec<(usize, &[u8], u8, Vec<u8>)>]) -> Vec<u8> {
+    /// A record to write: prefix length, suffix, value type, value bytes.
+    type Raw<'a> = (usize, &'a [u8], u8, Vec<u8>);
+
+    /// A version-1 table of ref blocks, one per entry of `blocks`, padded to `block_size` unless `unpadded`.
+    fn table(block_size: usize, unpadded: bool, blocks: &[Vec<Raw<'_>>]) -> Vec<u8> {
         let mut header = b"REFT\x01".to_vec();
         header.extend_from_slice(&(block_size as u32).to_be_bytes()[1..]);
         header.extend_from_slice(&[0; 16]);
@@ -370,7 +372,7 @@ mod tests {
 
     #[test]
     fn malformed_records_are_refused_with_a_reason() {
-        let cases: [(Vec<(usize, &[u8], u8, Vec<u8>)>, &str); 4] = [
+        let cases: [(Vec<Raw<'_>>, &str); 4] = [
             (vec![(0, b"b", 1, id(1)), (0, b"a", 1, id(1))], "out of order"),
             (vec![(0, b"a", 1, id(1)), (2, b"b", 1, id(1))], "shares more"),
             (vec![(0, b"a", 7, vec![])], "unknown ref value type"),
@@ -389,8 +391,7 @@ mod tests {
     /// quadratically in the bytes unless capped.
     #[test]
     fn ever_longer_shared_names_are_capped() {
-        let records: Vec<(usize, &[u8], u8, Vec<u8>)> =
-            (0..MAX_NAME_BYTES + 1).map(|i| (i, &b"a"[..], 0, vec![])).collect();
+        let records: Vec<Raw<'_>> = (0..MAX_NAME_BYTES + 1).map(|i| (i, &b"a"[..], 0, vec![])).collect();
         let data = table(0, true, &[records]);
         let e = parse_table(&data, gix::hash::Kind::Sha1).expect_err("capped");
         assert!(e.contains("implausibly large"), "{e}");
