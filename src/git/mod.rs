@@ -828,6 +828,10 @@ fn reftable_rev(refs: &reftable::RefMap, rev: &str) -> std::result::Result<Strin
         return Ok(rev.to_owned());
     }
     let name = if name == "@" { "HEAD" } else { name };
+    // A full-length id names its object even where a ref has that name, as in `git rev-parse`.
+    if matches!(name.len(), 40 | 64) && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(rev.to_owned());
+    }
     let candidates = [
         name.to_owned(),
         format!("refs/{name}"),

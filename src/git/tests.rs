@@ -141,6 +141,8 @@ fn assert_refs_match_git(dir: &Path) {
             "{rev}"
         );
     }
+    let full = git(dir, &["rev-parse", "HEAD~1"]);
+    assert_eq!(repo.resolve(&format!("{}~1", full.trim())).expect("id~1"), oid(&git(dir, &["rev-parse", "HEAD~2"])));
     let e = repo.resolve("gone").expect_err("a deleted branch is gone");
     assert!(e.to_string().contains("no branch, tag or commit is called `gone`"), "{e}");
     let e = repo.resolve("HEAD~9").expect_err("too deep");
