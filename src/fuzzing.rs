@@ -104,6 +104,27 @@ pub fn tree_decode(data: &[u8]) {
     assert_eq!(again, entries);
 }
 
+/// `reftable`: any bytes as a reftable of either object format: records or an error, never a
+/// panic; what is accepted has ascending non-empty names within the length cap, ids of the
+/// format's length, and no more records than the bytes can encode (each takes at least four).
+pub fn reftable(data: &[u8]) {
+    use crate::git::reftable::{MAX_NAME_BYTES, RefValue, parse_table};
+    for hash in [gix::hash::Kind::Sha1, gix::hash::Kind::Sha256] {
+        let Ok(records) = parse_table(data, hash) else { continue };
+        assert!(records.len() <= data.len() / 4, "{} records from {} bytes", records.len(), data.len());
+        for pair in records.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "names ascend");
+        }
+        for (name, value) in &records {
+            assert!(!name.is_empty() && name.len() <= MAX_NAME_BYTES);
+            if let Some(RefValue::Id(id)) = value {
+                assert_eq!(id.kind(), hash);
+            }
+        }
+        assert_eq!(parse_table(data, hash).ok(), Some(records), "parsing is deterministic");
+    }
+}
+
 /// `manifest_keys`: any bytes as a tree path. Each dialect spells a path with at most one key,
 /// that key passes the key rules exactly when the path is a repository path, and (v1) the
 /// C-quoted spelling unquotes to the path's bytes. Any bytes as a key: the key rules never panic.

@@ -188,30 +188,41 @@ fn outputs_write_each_format_and_match_stdout() {
     assert_eq!(report["inputs"]["repository"], "repo-plain/repo", "only the path the user gave");
 }
 
-/// gix reads only the files ref format: a reftable repository is refused in one line naming
-/// the format (exit 2), never as an undecodable `HEAD`.
+/// A reftable repository is read like a files one: a repository without a ledger gets the same
+/// report and exit code in either format, never an undecodable `HEAD` or a refusal.
 #[test]
-fn reftable_repositories_exit_2_naming_the_format() {
+fn reftable_repositories_fail_as_their_files_twin() {
     let s = Scratch::new(&[]);
-    let init = Command::new("git")
-        .args(["init", "-q", "--ref-format=reftable", "rt"])
-        .current_dir(s.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git runs");
-    assert!(init.status.success(), "this test needs git ≥ 2.45: {init:?}");
-    support::git(
-        &s.path().join("rt"),
-        &["-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "x"],
-    );
-    let out = s.run(&["ledger", "--audit", "rt"]).output().expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("reftable") && !err.contains("could not be decoded") && err.trim().lines().count() == 1,
-        "{err}"
-    );
+    let mut errs = Vec::new();
+    for format in ["files", "reftable"] {
+        std::fs::create_dir_all(s.path().join(format)).expect("mkdir");
+        let init = Command::new("git")
+            .args(["init", "-q", &format!("--ref-format={format}"), "rt"])
+            .current_dir(s.path().join(format))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git runs");
+        assert!(init.status.success(), "this test needs git ≥ 2.45: {init:?}");
+        let commit = Command::new("git")
+            .args(["-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "x"])
+            .current_dir(s.path().join(format).join("rt"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            // The same commit in both, so the reports can be compared byte for byte.
+            .env("GIT_AUTHOR_DATE", "1786525200 +0000")
+            .env("GIT_COMMITTER_DATE", "1786525200 +0000")
+            .output()
+            .expect("git runs");
+        assert!(commit.status.success(), "{commit:?}");
+        let out = s.run(&["ledger", "--audit", &format!("{format}/rt")]).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr).replace(format, "FORMAT");
+        assert!(!err.contains("could not be decoded") && !err.contains("reftable"), "{err}");
+        let report = String::from_utf8_lossy(&out.stdout).replace(format, "FORMAT");
+        assert!(!report.is_empty(), "a report");
+        errs.push((out.status.code(), err, report));
+    }
+    assert_eq!(errs[0], errs[1]);
 }
 
 /// Every subcommand's `--help` ends with examples and the exit-code table.

@@ -48,6 +48,7 @@ fn every_target_is_replayed() {
         "crossexam_bus",
         "sigstore_bundle",
         "cache_entry",
+        "reftable",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -61,7 +62,7 @@ type Target = (&'static str, fn(&[u8]));
 
 #[test]
 fn parser_seeds_hold() {
-    let cases: [Target; 8] = [
+    let cases: [Target; 9] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),
@@ -70,6 +71,7 @@ fn parser_seeds_hold() {
         ("claims_parse", fuzzing::claims_parse),
         ("manifest_keys", fuzzing::manifest_keys),
         ("cache_entry", fuzzing::cache_entry),
+        ("reftable", fuzzing::reftable),
     ];
     for (target, property) in cases {
         for (path, data) in seeds(target) {

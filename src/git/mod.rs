@@ -5,6 +5,7 @@
 //! does not resolve are [`Error`] variants that checks turn into `cantTell` with the reason.
 //! [`Repo`] is one thread's handle; [`SharedRepo`] hands out per-thread handles to rayon workers.
 
+pub mod reftable;
 mod signature;
 mod tree;
 
@@ -164,6 +165,8 @@ pub struct Repo {
     path: PathBuf,
     shallow: Option<Vec<ObjectId>>,
     trees: Option<TreeCache>,
+    /// The refs of a reftable repository, which gix cannot read; `None` in the files format.
+    reftable: Option<Arc<reftable::RefMap>>,
 }
 
 /// Memo of [`Repo::last_change_memo`]: (commit, path) → the commit that last changed the path.
@@ -184,6 +187,7 @@ pub struct SharedRepo {
     shallow: Option<Vec<ObjectId>>,
     trees: Option<TreeCache>,
     delta_cache: Option<usize>,
+    reftable: Option<Arc<reftable::RefMap>>,
 }
 
 impl SharedRepo {
@@ -214,7 +218,13 @@ impl SharedRepo {
         if let Some(bytes) = self.delta_cache {
             inner.objects.set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
         }
-        Repo { inner, path: self.path.clone(), shallow: self.shallow.clone(), trees: self.trees.clone() }
+        Repo {
+            inner,
+            path: self.path.clone(),
+            shallow: self.shallow.clone(),
+            trees: self.trees.clone(),
+            reftable: self.reftable.clone(),
+        }
     }
 }
 
@@ -234,18 +244,18 @@ impl Repo {
             gix::open::Options::isolated().with(gix::sec::Trust::Full).config_overrides(["core.useReplaceRefs=false"]);
         let inner = gix::open_opts(path, opts)
             .map_err(|e| Error::Open { path: path.to_owned(), reason: first_line(&e.to_string()) })?;
-        // gix reads only the files ref format; under reftable `HEAD` holds a placeholder, so
-        // every ref would look undecodable. Say which format it is instead.
-        if inner.config_snapshot().string("extensions.refStorage").is_some_and(|v| v.eq_ignore_ascii_case(b"reftable"))
+        // gix reads only the files ref format; under reftable `HEAD` holds a placeholder and
+        // the refs live in tables this module reads itself.
+        let reftable = if inner
+            .config_snapshot()
+            .string("extensions.refStorage")
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"reftable"))
             || inner.common_dir().join("reftable").is_dir()
         {
-            return Err(Error::Open {
-                path: path.to_owned(),
-                reason: "refs are stored in the reftable format, which crossverify cannot read; convert with \
-                         `git refs migrate --ref-format=files`"
-                    .into(),
-            });
-        }
+            Some(Arc::new(read_reftable(&inner)?))
+        } else {
+            None
+        };
         let shallow = match inner.shallow_commits() {
             Ok(Some(c)) => Some(c.iter().copied().collect()),
             Ok(None) => None,
@@ -253,7 +263,7 @@ impl Repo {
                 return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") });
             }
         };
-        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None })
+        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None, reftable })
     }
 
     /// The path this handle was opened from.
@@ -271,6 +281,7 @@ impl Repo {
             shallow: self.shallow.clone(),
             trees: self.trees.clone(),
             delta_cache: None,
+            reftable: self.reftable.clone(),
         }
     }
 
@@ -392,15 +403,25 @@ impl Repo {
     /// [`Error::Revision`] when it does not name a commit.
     pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
         let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
+        let rewritten;
+        let expr = match &self.reftable {
+            Some(refs) => {
+                rewritten = reftable_rev(refs, rev).map_err(spec_err)?;
+                rewritten.as_str()
+            }
+            None => rev,
+        };
         // gix's top-level message is about the parser ("couldn't parse revision"); its first
         // cause says what is actually wrong ("Reference \"x\" could not be found").
         let id = self
             .inner
-            .rev_parse_single(rev)
+            .rev_parse_single(expr)
             .map_err(|e| {
                 // An unborn HEAD fails every revision with gix's "Could not peel 'HEAD'": say
                 // what the user can act on instead.
-                if self.inner.head().is_ok_and(|h| h.is_unborn()) {
+                // (Under reftable the `HEAD` file is a placeholder that always looks unborn;
+                // `reftable_rev` has already answered for an unborn HEAD there.)
+                if self.reftable.is_none() && self.inner.head().is_ok_and(|h| h.is_unborn()) {
                     return spec_err("the repository has no commits".to_owned());
                 }
                 let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
@@ -771,6 +792,76 @@ pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
     gix::ThreadSafeRepository::init_opts(path, gix::create::Kind::Bare, gix::create::Options::default(), opts)
         .map(|r| r.to_thread_local())
         .map_err(|e| e.to_string())
+}
+
+/// Reads a reftable repository's refs: the shared stack, and for a linked worktree its own
+/// stack, whose per-worktree refs (`HEAD`, `refs/worktree/`, `refs/bisect/`, `refs/rewritten/`)
+/// replace the shared ones.
+fn read_reftable(inner: &gix::Repository) -> Result<reftable::RefMap> {
+    let open_err = |e: reftable::ReftableError| Error::Open { path: e.path, reason: e.reason };
+    let mut refs = reftable::read_stack(&inner.common_dir().join("reftable"), inner.object_hash()).map_err(open_err)?;
+    let own = inner.git_dir().join("reftable");
+    if inner.git_dir() != inner.common_dir() && own.join("tables.list").exists() {
+        let per_worktree = |name: &BStr| {
+            !name.starts_with(b"refs/")
+                || [&b"refs/worktree/"[..], b"refs/bisect/", b"refs/rewritten/"].iter().any(|p| name.starts_with(p))
+        };
+        refs.retain(|name, _| !per_worktree(name.as_bstr()));
+        let mine = reftable::read_stack(&own, inner.object_hash()).map_err(open_err)?;
+        refs.extend(mine.into_iter().filter(|(name, _)| per_worktree(name.as_bstr())));
+    }
+    Ok(refs)
+}
+
+/// Most symbolic refs followed before giving up (git's own limit).
+const MAX_SYMREF_DEPTH: usize = 5;
+
+/// `rev` with its leading ref name replaced by the id it holds in `refs`, so that gix's parser
+/// (which cannot read reftable) sees only an id and the navigation after it (`~2`, `^{commit}`).
+/// The name is looked up as `git rev-parse` does: as given, then under `refs/`, `refs/tags/`,
+/// `refs/heads/`, `refs/remotes/` and `refs/remotes/<name>/HEAD`.
+fn reftable_rev(refs: &reftable::RefMap, rev: &str) -> std::result::Result<String, String> {
+    // A ref name cannot contain `~`, `^`, `:` or `@{`, so the first of them ends it.
+    let cut = rev.find(['~', '^', ':']).into_iter().chain(rev.find("@{")).min().unwrap_or(rev.len());
+    let (name, rest) = rev.split_at(cut);
+    if name.is_empty() {
+        return Ok(rev.to_owned());
+    }
+    let name = if name == "@" { "HEAD" } else { name };
+    // A full-length id names its object even where a ref has that name, as in `git rev-parse`.
+    if matches!(name.len(), 40 | 64) && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(rev.to_owned());
+    }
+    let candidates = [
+        name.to_owned(),
+        format!("refs/{name}"),
+        format!("refs/tags/{name}"),
+        format!("refs/heads/{name}"),
+        format!("refs/remotes/{name}"),
+        format!("refs/remotes/{name}/HEAD"),
+    ];
+    let Some((mut current, mut value)) =
+        candidates.iter().find_map(|c| refs.get_key_value(c.as_bytes().as_bstr()).map(|(k, v)| (k.clone(), v)))
+    else {
+        if name.len() >= 4 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(rev.to_owned());
+        }
+        return Err(format!("no branch, tag or commit is called `{name}`"));
+    };
+    for _ in 0..=MAX_SYMREF_DEPTH {
+        match value {
+            reftable::RefValue::Id(id) => return Ok(format!("{id}{rest}")),
+            reftable::RefValue::Symbolic(target) => match refs.get(target) {
+                Some(next) => {
+                    current = target.clone();
+                    value = next;
+                }
+                None if name == "HEAD" => return Err("the repository has no commits".to_owned()),
+                None => return Err(format!("`{current}` points to `{target}`, which does not exist")),
+            },
+        }
+    }
+    Err(format!("`{name}` is a chain of more than {MAX_SYMREF_DEPTH} symbolic refs"))
 }
 
 /// gix's revision-parser messages in the words of someone who typed a revision.

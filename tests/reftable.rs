@@ -1,0 +1,73 @@
+//! git's reftable ref storage (`git init --ref-format=reftable`, the default from git 3.0) is a
+//! valid repository: a ledger converted with `git refs migrate --ref-format=reftable` verifies
+//! exactly as its files-backend twin, report and exit code alike.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn git_out(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .output()
+        .expect("the git CLI runs")
+}
+
+/// A copy of `repo` at `to` with its refs migrated to reftable (needs git ≥ 2.46).
+fn reftable_twin(repo: &Path, to: &Path) {
+    support::copy_dir(repo, to);
+    let out = git_out(to, &["refs", "migrate", "--ref-format=reftable"]);
+    assert!(out.status.success(), "this test needs `git refs migrate` (git ≥ 2.46): {out:?}");
+    let git_dir = if to.join(".git").is_dir() { to.join(".git") } else { to.to_owned() };
+    assert!(git_dir.join("reftable/tables.list").is_file() && !git_dir.join("packed-refs").exists(), "migrated");
+}
+
+fn ledger(args: &[&str]) -> Output {
+    let mut c = support::crossverify();
+    c.args(["ledger"]).args(args).args(["--format", "json", "--no-cache"]);
+    c.output().expect("run crossverify")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// `crossverify ledger` on a fixture and on its reftable twin: the same exit code and the same
+/// report once the twin's paths read as the original's.
+fn assert_twins_agree(fixture: &str, repos: &[&str], flags: &[&str]) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let files = support::materialize(fixture, &tmp.path().join("files"));
+    let twin = tmp.path().join("reftable").join(fixture);
+    for repo in repos {
+        reftable_twin(&files.join(repo), &twin.join(repo));
+    }
+    let args = |root: &Path| -> Vec<String> {
+        flags.iter().zip(repos).flat_map(|(f, r)| [(*f).to_owned(), path(&root.join(r)).to_owned()]).collect()
+    };
+    let run = |root: &Path| {
+        let a = args(root);
+        ledger(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (want, got) = (run(&files), run(&twin));
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!want.stdout.is_empty(), "{fixture}: the files repository gives a report: {}", stderr(&want));
+    assert_eq!(got.status.code(), want.status.code(), "{fixture}: exit codes differ: {}", stderr(&got));
+    let got = String::from_utf8(got.stdout).expect("UTF-8 report").replace(path(&twin), path(&files));
+    let want = String::from_utf8(want.stdout).expect("UTF-8 report");
+    assert_eq!(got, want, "{fixture}: reports differ");
+}
+
+#[test]
+fn paired_ledger_verifies_as_its_reftable_twin() {
+    assert_twins_agree("demo", &["audit", "science"], &["--audit", "--science"]);
+}
+
+#[test]
+fn local_ledger_verifies_as_its_reftable_twin() {
+    assert_twins_agree("s2-local-run", &["science"], &["--audit"]);
+}
