@@ -71,3 +71,25 @@ fn paired_ledger_verifies_as_its_reftable_twin() {
 fn local_ledger_verifies_as_its_reftable_twin() {
     assert_twins_agree("s2-local-run", &["science"], &["--audit"]);
 }
+
+// In the integration tests: the reader sits in the git layer, the fuzz properties above it.
+proptest::proptest! {
+    /// Random edits of a real multi-block table (overwrites, truncation, insertion) read
+    /// as records that keep the fuzz property, or as an error; never a panic.
+    #[test]
+    fn edited_tables_keep_the_fuzz_property(
+        edits in proptest::collection::vec((0usize..8033, 0u8..=255, 0u8..3), 1..8),
+    ) {
+        let seed = support::root().join("fuzz/corpus/reftable/sha1-compacted-blocks");
+        let mut data = std::fs::read(seed).expect("seed");
+        for (at, byte, how) in edits {
+            let at = at % (data.len() + 1);
+            match how {
+                0 if at < data.len() => data[at] = byte,
+                1 => data.truncate(at),
+                _ => data.insert(at, byte),
+            }
+        }
+        crossverify::fuzzing::reftable(&data);
+    }
+}

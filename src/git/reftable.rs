@@ -419,27 +419,6 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        /// Random edits of a real multi-block table (overwrites, truncation, insertion) read
-        /// as records that keep the fuzz property, or as an error; never a panic.
-        #[test]
-        fn edited_tables_keep_the_fuzz_property(
-            edits in proptest::collection::vec((0usize..8033, 0u8..=255, 0u8..3), 1..8),
-        ) {
-            let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/reftable/sha1-compacted-blocks");
-            let mut data = std::fs::read(seed).expect("seed");
-            for (at, byte, how) in edits {
-                let at = at % (data.len() + 1);
-                match how {
-                    0 if at < data.len() => data[at] = byte,
-                    1 => data.truncate(at),
-                    _ => data.insert(at, byte),
-                }
-            }
-            crate::fuzzing::reftable(&data);
-        }
-    }
-
     #[test]
     fn crc32_matches_the_ieee_check_value() {
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
