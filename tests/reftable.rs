@@ -5,24 +5,13 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn git_out(dir: &Path, args: &[&str]) -> Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .output()
-        .expect("the git CLI runs")
-}
+use std::process::Output;
 
 /// A copy of `repo` at `to` with its refs migrated to reftable (needs git ≥ 2.46).
 fn reftable_twin(repo: &Path, to: &Path) {
     support::copy_dir(repo, to);
-    let out = git_out(to, &["refs", "migrate", "--ref-format=reftable"]);
-    assert!(out.status.success(), "this test needs `git refs migrate` (git ≥ 2.46): {out:?}");
+    // `git refs migrate` needs git 2.46 or later; support::git fails with git's own message.
+    support::git(to, &["refs", "migrate", "--ref-format=reftable"]);
     let git_dir = if to.join(".git").is_dir() { to.join(".git") } else { to.to_owned() };
     assert!(git_dir.join("reftable/tables.list").is_file() && !git_dir.join("packed-refs").exists(), "migrated");
 }
