@@ -66,8 +66,8 @@ fn inputs(size: usize) -> Vec<Input> {
             repeat(b"#0 s1 ", size * 3 / 4),
         ),
         (
-            // Names with punctuation are still found by a scan of the synthesis each: time grows
-            // with seats x synthesis (specs/crossexam.md, "Budget", not yet linear).
+            // Names with punctuation are found together in one pass over the synthesis
+            // (specs/crossexam.md, "Budget"); a scan per seat grew with seats x synthesis.
             "synthesis, punctuated seat names",
             lines_of(size / 4, |i| format!("{{\"from\":\"s-{i}\",\"type\":\"claim\"}}")),
             none(),

@@ -125,6 +125,16 @@ fn cases(size: usize) -> Vec<Case> {
             ],
         },
         Case {
+            // Every seat's name has punctuation, so all go into the one-pass automaton; many
+            // share prefixes (`s-1`, `s-10`, `s-100`).
+            name: "synthesis naming punctuated seats",
+            files: vec![
+                ("bus.jsonl", lines_of(size / 4, |i| format!("{{\"from\":\"s-{i}\",\"type\":\"claim\"}}"))),
+                ("synthesis.md", repeat(b"#0 s-1 s-", size * 3 / 4)),
+                ("task.md", b"status: closed\n".to_vec()),
+            ],
+        },
+        Case {
             name: "task.md of line starts",
             files: vec![("bus.jsonl", Vec::new()), ("task.md", repeat(b"status:\n", size))],
         },

@@ -1,7 +1,7 @@
 //! Rules C1–C3 (concessions), S1–S6 (the synthesis) and I1, I2, I4, I5 (integrity from one
 //! snapshot; I3, which needs history, is in `history`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::bus::{Phase, valid_seat};
 use super::checks::{
@@ -84,25 +84,40 @@ pub(crate) fn standing_claimants(t: &Transcript<'_>) -> BTreeSet<String> {
 #[cfg(test)]
 pub(crate) fn names(text: &str, name: &str) -> bool {
     let lower = text.to_lowercase();
-    Words::new(&lower).names(name)
+    Words::new(&lower, [name]).names(name)
 }
 
 fn word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// A lowercased text and its maximal word runs, built once per synthesis: asking whether each
-/// of many seats is named then costs a lookup per seat, not a pass over the text.
+/// A lowercased text, its maximal word runs, and which of the names it was built for occur in
+/// it as whole words. Built once per synthesis, so that asking whether each of many seats is
+/// named costs a lookup per seat, not a pass over the text per seat: a name of word characters
+/// is one run, and all names with other characters (`gpt-4o`, `o3.mini`) are found together in
+/// one pass ([`find_whole_words`]). Time is linear in the text plus the names.
 pub(crate) struct Words<'a> {
     lower: &'a str,
     runs: BTreeSet<&'a str>,
+    /// Lowercased names with a non-word character, and whether each occurs as a whole word.
+    punctuated: BTreeMap<String, bool>,
 }
 
 impl<'a> Words<'a> {
-    /// `lower` must already be lowercased (`str::to_lowercase`).
-    pub(crate) fn new(lower: &'a str) -> Self {
+    /// `lower` must already be lowercased (`str::to_lowercase`); `names` are the names that will
+    /// be asked about (others are still answered, by a scan of the text each).
+    pub(crate) fn new<'n>(lower: &'a str, names: impl IntoIterator<Item = &'n str>) -> Self {
         let runs = lower.split(|c: char| !word_char(c)).filter(|w| !w.is_empty()).collect();
-        Words { lower, runs }
+        let asked: BTreeSet<String> =
+            names.into_iter().map(str::to_lowercase).filter(|n| !n.is_empty() && !n.chars().all(word_char)).collect();
+        let asked: Vec<String> = asked.into_iter().collect();
+        let found = find_whole_words(lower, &asked);
+        Words { lower, runs, punctuated: asked.into_iter().zip(found).collect() }
+    }
+
+    /// The [`Words`] of a transcript's synthesis, for every seat its bus names.
+    pub(crate) fn of_seats(lower: &'a str, t: &Transcript<'_>) -> Self {
+        Words::new(lower, t.bus.lines.iter().filter_map(|l| l.message()).map(|m| m.from()))
     }
 
     /// Whether `name` occurs as a whole word (letters, digits and `_` are word characters).
@@ -114,12 +129,94 @@ impl<'a> Words<'a> {
         if name.chars().all(word_char) {
             return self.runs.contains(name.as_str());
         }
-        let word = |c: Option<char>| c.is_some_and(word_char);
-        self.lower.match_indices(&name).any(|(i, _)| {
-            !word(self.lower.get(..i).and_then(|s| s.chars().last()))
-                && !word(self.lower.get(i + name.len()..).and_then(|s| s.chars().next()))
-        })
+        match self.punctuated.get(&name) {
+            Some(found) => *found,
+            None => scan(self.lower, &name),
+        }
     }
+}
+
+/// Whether `name` occurs in `lower` as a whole word, by one scan of the text.
+fn scan(lower: &str, name: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(word_char);
+    lower.match_indices(name).any(|(i, _)| {
+        !word(lower.get(..i).and_then(|s| s.chars().next_back()))
+            && !word(lower.get(i + name.len()..).and_then(|s| s.chars().next()))
+    })
+}
+
+/// Marks where a whole word may start ([`LEFT`]: at the start or after a non-word character) and
+/// end ([`RIGHT`]: at the end or before a non-word character) around every character of `s`.
+/// Both bytes never occur in UTF-8, so `marked(name)` occurs in `marked(text)` exactly when
+/// `name` occurs in `text` with no word character on either side: the name's first marker pins
+/// the left edge, its last the right, and its inner markers agree with the text's because they
+/// depend only on the characters matched.
+fn marked(s: &str, mut emit: impl FnMut(u8)) {
+    let mut prev_word = false;
+    let mut at_start = true;
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        let word = word_char(c);
+        if at_start || !prev_word {
+            emit(LEFT);
+        }
+        if !word {
+            emit(RIGHT);
+        }
+        c.encode_utf8(&mut buf).bytes().for_each(&mut emit);
+        prev_word = word;
+        at_start = false;
+    }
+    if at_start || !prev_word {
+        emit(LEFT);
+    }
+    emit(RIGHT);
+}
+
+const LEFT: u8 = 0xFE;
+const RIGHT: u8 = 0xFF;
+
+/// For each of `names` (lowercased, non-empty), whether it occurs in `lower` as a whole word.
+///
+/// One Aho-Corasick automaton over the marked names, run once over the marked text. A state's
+/// match list holds every name ending there (the automaton copies them along failure links),
+/// so each state's list is read the first time the state is reached and never again: the work
+/// is the text's length plus the automaton's size, whatever the names have in common.
+fn find_whole_words(lower: &str, names: &[String]) -> Vec<bool> {
+    use aho_corasick::Anchored;
+    use aho_corasick::automaton::Automaton;
+    use aho_corasick::nfa::contiguous::NFA;
+
+    let mut found = vec![false; names.len()];
+    if names.is_empty() {
+        return found;
+    }
+    let patterns: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| {
+            let mut p = Vec::with_capacity(n.len() * 2 + 2);
+            marked(n, |b| p.push(b));
+            p
+        })
+        .collect();
+    // The automaton refuses only more states than a state id counts, beyond what a bus within
+    // its size limit can name; were it to, each name is looked for on its own (slower, same answer).
+    let Ok(nfa) = NFA::new(&patterns) else {
+        return names.iter().map(|n| scan(lower, n)).collect();
+    };
+    let Ok(mut sid) = nfa.start_state(Anchored::No) else {
+        return names.iter().map(|n| scan(lower, n)).collect();
+    };
+    let mut read: HashSet<usize> = HashSet::new();
+    marked(lower, |b| {
+        sid = nfa.next_state(Anchored::No, sid, b);
+        if nfa.is_match(sid) && read.insert(sid.as_usize()) {
+            for i in 0..nfa.match_len(sid) {
+                found[nfa.match_pattern(sid, i).as_usize()] = true;
+            }
+        }
+    });
+    found
 }
 
 /// Headings of a Markdown text: (line index, level, lowercased title), fenced code skipped.
@@ -261,7 +358,7 @@ fn synthesis(t: &Transcript<'_>) -> Vec<CheckResult> {
     out.extend(s3);
     let standing = standing_claimants(t);
     let lower = text.to_lowercase();
-    let words = Words::new(&lower);
+    let words = Words::of_seats(&lower, t);
     let s4 = standing
         .iter()
         .filter(|s| !words.names(s))
@@ -357,5 +454,23 @@ mod tests {
         let (s2, s3) = synthesis_structure("## Consensus (2 seats)\nok\n## Disagreements\nnone\n");
         assert!(s2.is_empty() && s3[0].outcome == Outcome::Failed);
         assert_eq!(citations("see bus #3, log #14 and #ghosts; &#39; C#2"), [3, 14]);
+        assert!(names("gpt-4o, then o3.mini", "GPT-4o") && names("gpt-4o, then o3.mini", "o3.mini"));
+        assert!(!names("gpt-4oo and xgpt-4o", "gpt-4o") && names("-x", "-x") && !names("a-x", "-x"));
+    }
+
+    proptest::proptest! {
+        /// The one-pass search answers as a scan of the text per name would, for every name at
+        /// once, on texts and names over an alphabet that makes boundaries and overlaps common.
+        #[test]
+        fn one_pass_agrees_with_a_scan_per_name(
+            text in "[ab_é .-]{0,40}",
+            names in proptest::collection::vec("[ab_é.-]{1,5}", 0..8),
+        ) {
+            let names: Vec<String> = names.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
+            let found = find_whole_words(&text, &names);
+            for (n, f) in names.iter().zip(found) {
+                proptest::prop_assert_eq!(f, scan(&text, n), "name {:?} in {:?}", n, text);
+            }
+        }
     }
 }

@@ -83,7 +83,7 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
         Some(Ok(b)) => Some(String::from_utf8_lossy(b).to_lowercase()),
         _ => None,
     };
-    let words = lower.as_deref().map(super::rules_side::Words::new);
+    let words = lower.as_deref().map(|l| super::rules_side::Words::of_seats(l, t));
     let named = |seat: &str| match &words {
         Some(w) => json!(if w.names(seat) { "named" } else { "not named" }),
         None => Value::Null,
