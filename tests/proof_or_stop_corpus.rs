@@ -489,6 +489,49 @@ fn stats_corpus(files: &mut BTreeMap<String, Vec<u8>>) {
 
 const EMPTY_SFH: &str = identity::EMPTY_STORY_FILES_HASH;
 
+/// The lane a test host reviews in.
+fn lane_of(host: &str) -> &'static str {
+    match host {
+        "host-a" => "review-a",
+        "host-b" => "review-b",
+        _ => "review-c",
+    }
+}
+
+/// A signed review record of story B-0001 in `round` by `host` (`session`), bound to
+/// `material`/`sfh` at the golden H: `members` are the predicate's own members.
+fn review_record(
+    k: &SigningKey,
+    predicate_type: &str,
+    (host, session, round): (&str, &str, i64),
+    members: Value,
+    material: &str,
+    sfh: &str,
+) -> Value {
+    let g = golden_value();
+    let b = &g["predicate"]["binding"];
+    let lane = lane_of(host);
+    let mut predicate = json!({
+        "story": {"id": "B-0001", "round": round, "scopeHash": g["predicate"]["story"]["scopeHash"]},
+        "binding": {"headHash": b["headHash"], "materialHash": material, "objectFormat": "sha1",
+                    "policyHash": b["policyHash"], "storyFilesHash": sfh},
+        "producer": {"actor": "reviewer", "lane": lane, "host": host, "session": session, "keyId": k.public().key_id()},
+    });
+    for (key, v) in members.as_object().expect("members are an object") {
+        predicate[key] = v.clone();
+    }
+    let p = json!({
+        "_type": "https://in-toto.io/Statement/v1",
+        "predicateType": predicate_type,
+        "subject": [
+            {"name": "material", "digest": {"sha256": material.trim_start_matches("sha256:")}},
+            {"name": "head", "digest": {"gitCommit": b["headHash"]}},
+        ],
+        "predicate": predicate,
+    });
+    signed(&p, k)
+}
+
 /// A signed review verdict of story B-0001 bound to `material`/`sfh` at the golden H.
 #[allow(clippy::too_many_arguments)]
 fn verdict(
@@ -501,33 +544,22 @@ fn verdict(
     material: &str,
     sfh: &str,
 ) -> Value {
-    let g = golden_value();
-    let b = &g["predicate"]["binding"];
-    let lane = match host {
-        "host-a" => "review-a",
-        "host-b" => "review-b",
-        _ => "review-c",
-    };
-    let p = json!({
-        "_type": "https://in-toto.io/Statement/v1",
-        "predicateType": crossverify::proof_or_stop::format::REVIEW_VERDICT,
-        "subject": [
-            {"name": "material", "digest": {"sha256": material.trim_start_matches("sha256:")}},
-            {"name": "head", "digest": {"gitCommit": b["headHash"]}},
-        ],
-        "predicate": {
-            "story": {"id": "B-0001", "round": round, "scopeHash": g["predicate"]["story"]["scopeHash"]},
-            "lane": lane,
-            "runId": format!("{lane}-r{round}-{seq}"),
-            "seq": seq,
-            "verdict": if ids.is_empty() { "pass" } else { "finding" },
-            "findingIds": ids,
-            "binding": {"headHash": b["headHash"], "materialHash": material, "objectFormat": "sha1",
-                        "policyHash": b["policyHash"], "storyFilesHash": sfh},
-            "producer": {"actor": "reviewer", "lane": lane, "host": host, "session": session, "keyId": k.public().key_id()},
-        },
+    let lane = lane_of(host);
+    let members = json!({
+        "lane": lane,
+        "runId": format!("{lane}-r{round}-{seq}"),
+        "seq": seq,
+        "verdict": if ids.is_empty() { "pass" } else { "finding" },
+        "findingIds": ids,
     });
-    signed(&p, k)
+    review_record(k, crossverify::proof_or_stop::format::REVIEW_VERDICT, (host, session, round), members, material, sfh)
+}
+
+/// A signed `finding-event/v1` of story B-0001 by `host`'s key (lane as for its verdicts).
+fn finding_event(k: &SigningKey, host: &str, round: i64, id: &str, action: &str, material: &str, sfh: &str) -> Value {
+    let members = json!({"findingId": id, "action": action, "note": format!("{action} by {}", lane_of(host))});
+    let session = format!("s-{action}");
+    review_record(k, crossverify::proof_or_stop::format::FINDING_EVENT, (host, &session, round), members, material, sfh)
 }
 
 fn degradation(material: &str, sfh: &str) -> Value {
@@ -805,6 +837,11 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
         p["predicate"]["story"]["round"] = (r - 1).into();
     });
     let beside = vec!["!--policy"];
+    let event = |round: i64, action: &str| finding_event(&key(3), "host-c", round, "F-009", action, m, s);
+    let with = |mut v: Vec<Value>, more: Vec<Value>| {
+        v.extend(more);
+        v
+    };
     vec![
         (
             "policy-beside-evidence-lowers-floor",
@@ -851,15 +888,81 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
             vec!["F-009"],
         ),
         (
-            "signed-finding-resolution-recorded",
+            "signed-finding-resolution-only-unsigned",
             raised(),
             f009("critical", "resolved", Some(json!([{"round": 3, "action": "resolve", "note": "fixed in review"}]))),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-resolved-by-event",
+            with(raised(), vec![event(3, "resolve")]),
+            f009("critical", "resolved", None),
             "done",
             "golden",
             vec![],
             0,
             "full-quorum",
             vec![],
+        ),
+        (
+            "signed-finding-event-projection-still-open",
+            with(raised(), vec![event(3, "resolve")]),
+            f009("critical", "open", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-resolved-and-reopened",
+            with(raised(), vec![event(3, "resolve"), event(3, "reopen")]),
+            f009("critical", "resolved", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-resolved-before-raised-again",
+            with(raised(), vec![event(2, "resolve")]),
+            f009("critical", "resolved", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "signed-finding-resolved-by-untrusted-key",
+            with(raised(), vec![finding_event(&key(0x66), "host-c", 3, "F-009", "resolve", m, s)]),
+            f009("critical", "resolved", None),
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
+        ),
+        (
+            "finding-added-by-event",
+            with(quorum(3, m, s), vec![event(3, "add")]),
+            vec![],
+            "done",
+            "golden",
+            vec![],
+            1,
+            "full-quorum",
+            vec!["F-009"],
         ),
         ("later-pass-resolves-nothing", earlier, vec![], "done", "golden", vec![], 1, "full-quorum", vec!["F-001"]),
         ("round-zero-is-not-a-round", shifted, vec![], "review", "golden", vec![], 1, "none", vec![]),
@@ -973,6 +1076,39 @@ fn committed_corpus_is_what_the_generator_writes() {
             assert!(got == *body, "{rel} is stale: CROSSVERIFY_UPDATE_POS=1 cargo test --test proof_or_stop_corpus");
         }
     }
+    // A scenario the generator no longer writes must not linger, run by nobody but `index.json`
+    // readers and the docs.
+    for sub in ["floor", "bundles", "stats"] {
+        for rel in walk(&dir().join(sub)) {
+            let rel = format!("{sub}/{rel}");
+            if !files.contains_key(&rel) {
+                if update {
+                    std::fs::remove_file(dir().join(&rel)).expect("remove a file the generator no longer writes");
+                } else {
+                    panic!(
+                        "{rel} is not written by the generator: CROSSVERIFY_UPDATE_POS=1 cargo test --test proof_or_stop_corpus"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every file under `root`, as `/`-separated paths relative to it.
+fn walk(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(root) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out
 }
 
 #[test]

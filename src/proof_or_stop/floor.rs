@@ -259,6 +259,12 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
             continue;
         }
         signed.push(r);
+        if matches!(r.kind, Kind::FindingEvent { .. }) {
+            // A finding's event is a fact about its life, not a judgement of the live tree: a
+            // resolve stays a resolve after the code moves on, and it neither counts toward the
+            // floor nor sets the current round.
+            continue;
+        }
         match freshness(r, &live, |h| derive_story_files(&repo, &live, h)) {
             Freshness::Fresh => usable.push(r),
             Freshness::Stale(m) => {
@@ -351,41 +357,46 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
 
 /// Every finding that keeps the story from done, or is advisory for it, with why.
 ///
-/// The signed verdicts decide: a finding id a verified verdict of the story named (any lane,
-/// any run, fresh or not: a later pass resolves nothing) blocks whatever the unsigned
-/// `findings.json` says of its severity or evidence state, unless that file's resolution trail
-/// records a `resolve` or `dismiss` in or after the round it was raised in (and no later
-/// `reopen`). `findings.json` may add findings: its other open findings are graded by
-/// severity and round.
+/// The signed records decide: a finding id a verified verdict of the story named (any lane,
+/// any run, fresh or not: a later pass resolves nothing), or a signed `finding-event/v1` added,
+/// blocks whatever the unsigned `findings.json` says of its severity, evidence state or
+/// resolution trail, until a signed `finding-event/v1` resolves or dismisses it in or after the
+/// round it was last raised in (see [`closing_event`]); and while `findings.json` still marks
+/// a closed one open, the stricter reading holds. `findings.json` may add findings: its other
+/// open findings are graded by severity and round.
 fn gate(findings: &Findings, signed: &[&Record], round: i64, live: &Live) -> Vec<(Finding, bool, String)> {
-    // id -> (latest round a signed verdict raised it in, lane)
-    let mut raised: BTreeMap<&str, (i64, &str)> = BTreeMap::new();
-    for r in signed {
-        if let Kind::Verdict { finding_ids, lane, .. } = &r.kind {
-            for id in finding_ids {
-                let e = raised.entry(id.as_str()).or_insert((r.round, lane.as_str()));
-                if r.round > e.0 {
-                    *e = (r.round, lane.as_str());
-                }
-            }
-        }
-    }
+    let (raised, events) = signed_lives(signed);
     let mut out: Vec<(Finding, bool, String)> = Vec::new();
     for f in &findings.findings {
         if let Some(&(at, lane)) = raised.get(f.id.as_str()) {
-            if f.status == "open" {
-                let why = format!(
-                    "raised by a signed verdict of lane {lane} in round {at}: open, blocks (its severity and \
-                     evidenceState in the unsigned findings.json cannot make it advisory)"
-                );
-                out.push((f.clone(), true, why));
-            } else if !resolution_recorded(f, at) {
-                let why = format!(
-                    "raised by a signed verdict of lane {lane} in round {at}; findings.json marks it {} but its \
-                     resolution trail records no resolve or dismiss in round {at} or later: open, blocks",
-                    f.status
-                );
-                out.push((f.clone(), true, why));
+            let closing = closing_event(events.get(f.id.as_str()).map_or(&[][..], Vec::as_slice), at);
+            match (closing, f.status.as_str()) {
+                (Some(_), "open") => out.push((
+                    f.clone(),
+                    true,
+                    format!(
+                        "raised by a signed record of lane {lane} in round {at} and closed by a signed finding-event, \
+                         but findings.json still marks it open: the stricter reading holds, blocks"
+                    ),
+                )),
+                (Some(_), _) => {}
+                (None, "open") => out.push((
+                    f.clone(),
+                    true,
+                    format!(
+                        "raised by a signed record of lane {lane} in round {at}: open, blocks (its severity and \
+                         evidenceState in the unsigned findings.json cannot make it advisory)"
+                    ),
+                )),
+                (None, status) => out.push((
+                    f.clone(),
+                    true,
+                    format!(
+                        "raised by a signed record of lane {lane} in round {at}; findings.json marks it {status}, but \
+                         no signed finding-event resolves or dismisses it in round {at} or later (the unsigned \
+                         resolution trail closes nothing): open, blocks"
+                    ),
+                )),
             }
         } else if f.status == "open" {
             let b = blocks(f, round, live);
@@ -394,6 +405,9 @@ fn gate(findings: &Findings, signed: &[&Record], round: i64, live: &Live) -> Vec
         }
     }
     for (id, (at, lane)) in raised.iter().filter(|(id, _)| !findings.findings.iter().any(|f| f.id == **id)) {
+        if closing_event(events.get(id).map_or(&[][..], Vec::as_slice), *at).is_some() {
+            continue;
+        }
         let f = Finding {
             id: (*id).to_owned(),
             lane: (*lane).to_owned(),
@@ -409,26 +423,54 @@ fn gate(findings: &Findings, signed: &[&Record], round: i64, live: &Live) -> Vec
             f,
             true,
             format!(
-                "a signed verdict of lane {lane} names {id}, which findings.json omits: open, severity unknown, blocks"
+                "a signed record of lane {lane} names {id}, which findings.json omits: open, severity unknown, blocks"
             ),
         ));
     }
     out
 }
 
-/// Whether `f`'s resolution trail closes it in or after round `raised`: the last `resolve`,
-/// `dismiss` or `reopen` entry from that round on is a `resolve` or `dismiss` matching its
-/// status.
-fn resolution_recorded(f: &Finding, raised: i64) -> bool {
-    let last = f
-        .resolution
-        .iter()
-        .filter(|(r, a)| *r >= raised && matches!(a.as_str(), "resolve" | "dismiss" | "reopen"))
-        .max_by_key(|(r, _)| *r);
-    matches!(
-        (last.map(|(_, a)| a.as_str()), f.status.as_str()),
-        (Some("resolve"), "resolved") | (Some("dismiss"), "dismissed")
-    )
+/// From the signed records: each finding id with the latest round a verdict named it in or an
+/// `add` event filed it in (and that record's lane), and each id's `(round, action)` events.
+type Lives<'a> = (BTreeMap<&'a str, (i64, &'a str)>, BTreeMap<&'a str, Vec<(i64, &'a str)>>);
+
+fn signed_lives<'a>(signed: &[&'a Record]) -> Lives<'a> {
+    let mut raised: BTreeMap<&str, (i64, &str)> = BTreeMap::new();
+    let mut events: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
+    let mut raise = |id: &'a str, round: i64, lane: &'a str| {
+        let e = raised.entry(id).or_insert((round, lane));
+        if round > e.0 {
+            *e = (round, lane);
+        }
+    };
+    for r in signed {
+        match &r.kind {
+            Kind::Verdict { finding_ids, lane, .. } => {
+                for id in finding_ids {
+                    raise(id, r.round, lane);
+                }
+            }
+            Kind::FindingEvent { finding_id, action } => {
+                if action == "add" {
+                    raise(finding_id, r.round, &r.producer.lane);
+                }
+                events.entry(finding_id).or_default().push((r.round, action));
+            }
+            Kind::Degradation { .. } => {}
+        }
+    }
+    (raised, events)
+}
+
+/// The signed event that closes a finding last raised in round `raised`: among its `resolve`,
+/// `dismiss` and `reopen` events from that round on, those of the latest round, when none of
+/// them is a `reopen` (events carry no order within a round, so a round that both closes and
+/// reopens leaves the finding open: fail closed).
+fn closing_event<'a>(events: &[(i64, &'a str)], raised: i64) -> Option<&'a str> {
+    let moves = || events.iter().filter(|(r, a)| *r >= raised && matches!(*a, "resolve" | "dismiss" | "reopen"));
+    let last = moves().map(|(r, _)| *r).max()?;
+    let in_last: Vec<&str> = moves().filter(|(r, _)| *r == last).map(|(_, a)| *a).collect();
+    if in_last.contains(&"reopen") { None } else { in_last.first().copied() }
 }
 
 fn floor_view(per_round: &BTreeMap<i64, Vec<&Record>>, qualifying: &[i64], k: usize) -> View {

@@ -17,6 +17,8 @@ pub const DONE_EVIDENCE: &str = "https://example.invalid/proof-or-stop/done-evid
 pub const REVIEW_VERDICT: &str = "https://example.invalid/proof-or-stop/review-verdict/v1";
 /// An explicit degraded single-host fallback.
 pub const DEGRADATION: &str = "https://example.invalid/proof-or-stop/assurance-degradation/v1";
+/// `finding-event/v1`: a signed add, verify, resolve, dismiss or reopen of one finding.
+pub const FINDING_EVENT: &str = "https://example.invalid/proof-or-stop/finding-event/v1";
 
 /// The members of β with the algorithm ids (done evidence).
 pub const BINDING_MEMBERS: [&str; 8] = [

@@ -1,5 +1,5 @@
-//! Review records: signed `review-verdict/v1` and `assurance-degradation/v1` bundles, and the
-//! story's `findings.json`.
+//! Review records: signed `review-verdict/v1`, `finding-event/v1` and
+//! `assurance-degradation/v1` bundles, and the story's `findings.json`.
 
 use std::collections::BTreeMap;
 
@@ -27,6 +27,15 @@ pub enum Kind {
         verdict: String,
         /// Findings named (non-empty exactly for `finding`).
         finding_ids: Vec<String>,
+    },
+    /// A signed event in a finding's life (`finding-event/v1`): the protocol's own record of
+    /// adding, verifying, resolving, dismissing or reopening it. Only these close a finding a
+    /// signed verdict raised; the `resolution` trail of the unsigned `findings.json` does not.
+    FindingEvent {
+        /// The finding (`F-###`).
+        finding_id: String,
+        /// One of [`RESOLUTION_ACTIONS`].
+        action: String,
     },
     /// An explicit degraded single-host fallback: local assurance only.
     Degradation {
@@ -61,7 +70,8 @@ pub struct Record {
 pub fn verify(bytes: &[u8], store: &TrustStore) -> Result<Record, Rejection> {
     let v = Unverified::parse(bytes)?.verify(store)?;
     let c1 = |m: String| Rejection::new(Step::C1, m);
-    let st = format::statement(v.payload(), &[format::REVIEW_VERDICT, format::DEGRADATION]).map_err(c1)?;
+    let st = format::statement(v.payload(), &[format::REVIEW_VERDICT, format::DEGRADATION, format::FINDING_EVENT])
+        .map_err(c1)?;
     let p = st.predicate();
     let at = "/predicate";
     let base = ["story", "binding", "producer"];
@@ -84,6 +94,26 @@ pub fn verify(bytes: &[u8], store: &TrustStore) -> Result<Record, Rejection> {
             seq: int(m, "seq", at).map_err(c1)?,
             verdict,
             finding_ids,
+        };
+        (k, "review-verdict")
+    } else if st.predicate_type == format::FINDING_EVENT {
+        let m = closed(
+            st.value.get("predicate").unwrap_or(&Value::Null),
+            at,
+            &[&base[..], &["findingId", "action"]].concat(),
+            &["note"],
+        )
+        .map_err(c1)?;
+        let action = string(m, "action", at).map_err(c1)?;
+        if !RESOLUTION_ACTIONS.contains(&action) {
+            return Err(c1(format!("{at}/action {action:?} is not one of {RESOLUTION_ACTIONS:?}")));
+        }
+        if let Some(n) = m.get("note").filter(|n| n.as_str().is_none()) {
+            return Err(c1(format!("{at}/note is not a string: {n:?}")));
+        }
+        let k = Kind::FindingEvent {
+            finding_id: string(m, "findingId", at).map_err(c1)?.to_owned(),
+            action: action.to_owned(),
         };
         (k, "review-verdict")
     } else {
