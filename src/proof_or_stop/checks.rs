@@ -227,12 +227,13 @@ pub static DONE_GATE: Check = Check {
     group: None,
     summary: "No open finding blocks done at the current round (critical always; high until round 3; medium until \
               round 2; low never)",
-    what: "Decides from the signed verdicts: a finding id any verified `finding` verdict of the story names is \
-           open and blocks, whatever the unsigned `findings.json` says of its severity, until that file marks it \
-           resolved or dismissed with the matching entry in its resolution trail in or after the round it was \
-           raised in; omitting it does not hide it. A later PASS resolves nothing. The other open findings of \
-           `findings.json` block by severity at the current round (the fresh verdicts' largest), with the \
-           paper's advisory rounds delayed, never advanced, by the policy.",
+    what: "Decides from the signed records: a finding id any verified `finding` verdict of the story names (or \
+           a signed `finding-event/v1` adds) is open and blocks, whatever the unsigned `findings.json` says of \
+           its severity, until a signed `finding-event/v1` resolves or dismisses it in or after the round it was \
+           last raised in; the unsigned file's resolution trail closes nothing, and omitting the finding does \
+           not hide it. A later PASS resolves nothing. The other open findings of `findings.json` block by \
+           severity at the current round (the fresh verdicts' largest), with the paper's advisory rounds \
+           delayed, never advanced, by the policy.",
     why: "A newer pass must not hide an older unresolved finding (the paper's B-6c4d race fix).",
     example: "CV-P102 failed F-001: open high finding blocks done at round 2 (advisory from round 3)",
     spec: "[specs/proof-or-stop.md#cv-p102](../../specs/proof-or-stop.md#cv-p102) (paper §8; design note §4.8)",
