@@ -1148,6 +1148,9 @@ fn trees_git_would_not_write_are_refused() {
     ]);
     let decoded = decode_tree(&ok, sha1).expect("a well-formed tree");
     assert_eq!(decoded.len(), 6);
+    // The zero-padded tree mode of old tools is still a tree.
+    let padded = decode_tree(&raw_tree(&[("040000", b"d", 3)]), sha1).expect("a zero-padded tree mode");
+    assert_eq!(padded[0].1, EntryKind::Tree);
     let cases: &[(Raw<'_>, &str)] = &[
         (&[("100644", b"b", 1), ("100644", b"a", 2)], "order"),
         (&[("100644", b"a", 1), ("100644", b"a", 2)], "order"),
@@ -1159,6 +1162,9 @@ fn trees_git_would_not_write_are_refused() {
         (&[("40000", b".", 1)], "valid file name"),
         (&[("22", b"odd", 1)], "mode 22"),
         (&[("100600", b"odd", 1)], "mode 100600"),
+        // Type bits 14: gix reads a tree, git a submodule (found by the tree_decode fuzz target).
+        (&[("140644", b"odd", 1)], "is not one git writes"),
+        (&[("140000", b"odd", 1)], "is not one git writes"),
     ];
     for (entries, want) in cases {
         let e = decode_tree(&raw_tree(entries), sha1).expect_err("refused");

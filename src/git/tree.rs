@@ -81,14 +81,19 @@ pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, E
     let tree = gix::objs::TreeRef::from_bytes(data, hash).map_err(|e| TreeError::Parse(e.to_string()))?;
     let bad = |name: &BStr, problem: String| TreeError::Entry { name: super::display_path(name), problem };
     let mut names = std::collections::HashSet::with_capacity(tree.entries.len());
+    let mut spelt = raw_modes(data, hash.len_in_bytes());
     for (i, e) in tree.entries.iter().enumerate() {
         let name = e.filename;
         if name.is_empty() || name == "." || name == ".." || name.contains(&b'/') {
             return Err(bad(name, "not a valid file name (empty, `.`, `..` or containing `/`)".into()));
         }
-        // 100664 is the one non-canonical mode git still accepts from old repositories.
-        if !matches!(e.mode.value(), 0o100644 | 0o100755 | 0o100664 | 0o120000 | 0o160000 | 0o040000) {
-            return Err(bad(name, format!("mode {:o} is not one git writes", e.mode.value())));
+        // 100664 is the one non-canonical mode git still accepts from old repositories, and
+        // 040000 the zero-padded tree mode old tools wrote. The mode's bytes are compared, not
+        // gix's reading of them: gix folds every mode whose type bits read 14 (`140000`,
+        // `140644`) into a tree, which git reads as a submodule.
+        let mode = spelt.next().unwrap_or_default();
+        if !CANONICAL_MODES.contains(&mode) {
+            return Err(bad(name, format!("mode {} is not one git writes", String::from_utf8_lossy(mode))));
         }
         if i > 0 && tree.entries[i - 1].cmp(e) != std::cmp::Ordering::Less {
             return Err(bad(name, "entries are out of git's order (or repeated)".into()));
@@ -98,6 +103,21 @@ pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, E
         }
     }
     Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
+}
+
+/// The modes git writes in a tree, byte for byte.
+const CANONICAL_MODES: [&[u8]; 7] = [b"100644", b"100755", b"100664", b"120000", b"160000", b"40000", b"040000"];
+
+/// The mode bytes of each entry of tree data that gix has already parsed (`<mode> <name>\0<id>`).
+fn raw_modes(data: &[u8], id_len: usize) -> impl Iterator<Item = &[u8]> {
+    let mut rest = data;
+    std::iter::from_fn(move || {
+        let space = rest.iter().position(|b| *b == b' ')?;
+        let nul = space + rest.get(space..)?.iter().position(|b| *b == 0)?;
+        let mode = rest.get(..space)?;
+        rest = rest.get(nul + 1 + id_len..)?;
+        Some(mode)
+    })
 }
 
 /// A tracked entry with its full repository-relative path.
