@@ -15,7 +15,9 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crossverify::git::{ObjectId, Repo};
-use crossverify::json::{self, Number, Value};
+use serde_json::{Map, Number, Value};
+
+use crate::pyjson;
 
 use crate::fixture::{self, Error, RepoBuilder};
 use crate::rules::{self, Bound, Family, Precedence, sha256_hex};
@@ -375,11 +377,16 @@ fn jstr(s: &str) -> Value {
 }
 
 fn jint(i: i64) -> Value {
-    Value::Number(Number::from_i64(i))
+    Value::Number(Number::from(i))
 }
 
 fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// A JSON object from a map built in key order.
+fn object(m: BTreeMap<String, Value>) -> Value {
+    Value::Object(m.into_iter().collect())
 }
 
 fn toml_to_json(v: &toml::Value) -> Value {
@@ -868,7 +875,7 @@ impl Minter {
             self.report(c, &r.sha, r.round, &r.verdict, &r.constitution_commit, &dcl_json, &r.model, &r.provider);
         let report = self.forged(r.n, "report.md", report);
         let report_digest = sha256_hex(report.as_bytes());
-        let dcl_text = json::python_pretty(&dcl_json, true);
+        let dcl_text = pyjson::pretty(&dcl_json, true);
         let files = Records {
             report: self.tampered(r.n, "report.md", report),
             dcl: self.tampered(r.n, "checks.json", dcl_text),
@@ -891,8 +898,8 @@ impl Minter {
     /// v1 (§4.2): the four records, the controller state and one commit; admission if asked.
     fn write_v1(&mut self, c: &CycleSpec, r: &RoundFacts, files: Records) -> Result<(), Error> {
         let exchange = self.raw_exchange(c, &r.model);
-        let exchange_file = self.tampered(r.n, "raw_exchange.json", json::python_pretty(&exchange, true));
-        let receipt_text = json::python_pretty(&self.v1_receipt(c, r, &files.report_digest), true);
+        let exchange_file = self.tampered(r.n, "raw_exchange.json", pyjson::pretty(&exchange, true));
+        let receipt_text = pyjson::pretty(&self.v1_receipt(c, r, &files.report_digest), true);
         let identity = sha256_hex(receipt_text.as_bytes());
         self.identify(&identity);
         let receipt_file = self.tampered(r.n, "receipt.json", receipt_text);
@@ -936,7 +943,7 @@ impl Minter {
             ("tree", jstr(&r.tree)),
             ("round", jint(r.round)),
             ("cycle_id", jstr(&self.ctl[r.ci].id)),
-            ("manifest", Value::Object(r.manifest.clone())),
+            ("manifest", object(r.manifest.clone())),
             ("constitution_hash", jstr(&r.constitution_commit)),
             ("dcl_source_sha256", jstr(&r.dcl_source)),
             ("prompt_sha256", jstr(&r.prompt)),
@@ -952,9 +959,9 @@ impl Minter {
     /// controller (the product records it whether or not it commits).
     fn write_unrecorded(&mut self, c: &CycleSpec, r: &RoundFacts, files: Records) -> Result<(), Error> {
         let receipt = self.schema2_receipt(c, r, "", &files.report_digest);
-        let identity = sha256_hex(json::canonical(&receipt).as_bytes());
+        let identity = sha256_hex(pyjson::canonical(&receipt).as_bytes());
         self.identify(&identity);
-        let receipt_file = self.tampered(r.n, "receipt.json", json::python_pretty(&receipt, true));
+        let receipt_file = self.tampered(r.n, "receipt.json", pyjson::pretty(&receipt, true));
         let where_ = self.out.join("unrecorded").join(&r.dir);
         std::fs::create_dir_all(&where_).map_err(|e| self.err(e.to_string()))?;
         for (name, f) in [("report.md", files.report), ("checks.json", files.dcl), ("receipt.json", receipt_file)] {
@@ -981,9 +988,9 @@ impl Minter {
             return Ok(());
         }
         let receipt = self.schema2_receipt(c, r, &report_commit.to_string(), &files.report_digest);
-        let identity = sha256_hex(json::canonical(&receipt).as_bytes());
+        let identity = sha256_hex(pyjson::canonical(&receipt).as_bytes());
         self.identify(&identity);
-        let receipt_file = self.tampered(r.n, "receipt.json", json::python_pretty(&receipt, true));
+        let receipt_file = self.tampered(r.n, "receipt.json", pyjson::pretty(&receipt, true));
         let l = self.ledger();
         if let Some(f) = &receipt_file {
             l.file(format!("{}/receipt.json", r.dir), f);
@@ -1056,7 +1063,7 @@ impl Minter {
             if c.call_failed {
                 e.insert("error".into(), jstr(c.invalid.as_deref().unwrap_or("provider failure")));
             }
-            Value::Object(e)
+            object(e)
         } else {
             let mut e = BTreeMap::from([
                 ("mode".to_owned(), jstr("sealed")),
@@ -1072,7 +1079,7 @@ impl Minter {
                 e.insert("reasoning_effort".into(), jstr("provider-default"));
                 e.insert("vendor".into(), jstr(&self.s.auditor_vendor));
             }
-            Value::Object(e)
+            object(e)
         };
         let mut audit = BTreeMap::from([
             ("audit_integrity".to_owned(), jstr(r.integrity)),
@@ -1087,7 +1094,7 @@ impl Minter {
             audit.insert("fallback".into(), Value::Bool(false));
             audit.insert("reasoning_effort".into(), jstr("provider-default"));
         }
-        Value::Object(audit)
+        object(audit)
     }
 
     /// The receipt's `inputs` block.
@@ -1102,9 +1109,9 @@ impl Minter {
             ("constitution_path", jstr("AUDIT_RULES.md")),
             ("constitution_sha256", jstr(&sha256_hex(&r.constitution_bytes))),
             ("dcl_source_sha256", jstr(&sha256_hex(format!("crossaudit-dcl {version}").as_bytes()))),
-            ("manifest", Value::Object(r.manifest.clone())),
+            ("manifest", object(r.manifest.clone())),
             ("prompt_sha256", jstr(&r.prompt)),
-            ("skills", Value::Object(BTreeMap::new())),
+            ("skills", Value::Object(Map::new())),
         ])
     }
 
@@ -1194,10 +1201,8 @@ impl Minter {
                 )
             })
             .collect();
-        let mut t = json::python_pretty(
-            &obj([("cycles", Value::Object(cycles)), ("history", Value::Array(self.history.clone()))]),
-            true,
-        );
+        let mut t =
+            pyjson::pretty(&obj([("cycles", object(cycles)), ("history", Value::Array(self.history.clone()))]), true);
         t.push('\n');
         t
     }
@@ -1263,7 +1268,7 @@ impl Minter {
                             m.insert("check".into(), jstr(&f.check));
                             m.insert("implementation_code".into(), jstr(&f.rule));
                         }
-                        Value::Object(m)
+                        object(m)
                     })
                     .collect();
                 let mut m = BTreeMap::from([
@@ -1285,7 +1290,7 @@ impl Minter {
                         ]),
                     );
                 }
-                Value::Object(m)
+                object(m)
             }
         }
     }
@@ -1374,7 +1379,7 @@ impl Minter {
                 l.push("## Deterministic check output".into());
                 l.push(String::new());
                 l.push("```json".into());
-                l.push(json::python_pretty(dcl, true));
+                l.push(pyjson::pretty(dcl, true));
                 l.push("```".into());
                 l.push(String::new());
                 if let Some(notes) = valid.and_then(|r| r.notes.clone()) {
@@ -1471,7 +1476,7 @@ impl Minter {
                 ("ruling", jstr(&d.ruling)),
                 ("t", jint(self.science.clock())),
             ]);
-            lines.push_str(&python_line(&v));
+            lines.push_str(&pyjson::line(&v));
             lines.push('\n');
             let path = format!("{}/disputes.jsonl", self.ledger_dir);
             let l = self.ledger();
@@ -1585,16 +1590,6 @@ impl Minter {
     }
 }
 
-/// `json.dumps(v, sort_keys=True)` for a flat object: default separators `, ` and `: `.
-fn python_line(v: &Value) -> String {
-    let Value::Object(m) = v else { return json::canonical(v) };
-    let parts: Vec<String> = m
-        .iter()
-        .map(|(k, v)| format!("{}: {}", json::canonical(&Value::String(k.clone())), json::canonical(v)))
-        .collect();
-    format!("{{{}}}", parts.join(", "))
-}
-
 fn reply_json(r: &Reply) -> Value {
     let mut m = BTreeMap::from([
         ("verdict".to_owned(), jstr(&r.verdict)),
@@ -1620,7 +1615,7 @@ fn reply_json(r: &Reply) -> Value {
     if let Some(n) = &r.notes {
         m.insert("notes_for_human".into(), jstr(n));
     }
-    Value::Object(m)
+    object(m)
 }
 
 /// Applies one tamper operation to a file's text.
@@ -1630,7 +1625,7 @@ fn apply(t: &Tamper, text: &str) -> String {
         "write" | "raw" => t.text.clone().unwrap_or_default(),
         "append" => format!("{text}{}", t.text.as_deref().unwrap_or("")),
         "set" | "remove-key" => {
-            let Ok(mut v) = json::parse(text.as_bytes()) else { return text.to_owned() };
+            let Ok(mut v) = serde_json::from_str::<Value>(text) else { return text.to_owned() };
             let ptr: Vec<String> = t
                 .pointer
                 .as_deref()
@@ -1645,7 +1640,7 @@ fn apply(t: &Tamper, text: &str) -> String {
                 if t.op == "set" { Some(t.value.as_ref().map_or(Value::Null, toml_to_json)) } else { None },
             );
             let trailing = text.ends_with('\n');
-            let mut out = json::python_pretty(&v, true);
+            let mut out = pyjson::pretty(&v, true);
             if trailing {
                 out.push('\n');
             }
@@ -1665,7 +1660,7 @@ fn set_pointer(v: &mut Value, ptr: &[String], value: Option<Value>) {
     let mut cur = v;
     for p in path {
         cur = match cur {
-            Value::Object(m) => m.entry(p.clone()).or_insert_with(|| Value::Object(BTreeMap::new())),
+            Value::Object(m) => m.entry(p.clone()).or_insert_with(|| Value::Object(Map::new())),
             Value::Array(a) => match p.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
                 Some(x) => x,
                 None => return,

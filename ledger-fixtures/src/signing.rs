@@ -58,7 +58,7 @@ impl std::fmt::Debug for TestKey {
 }
 
 /// The identity fixture audit commits are committed by (and the allowed-signers principal).
-pub const PRINCIPAL: &str = crate::fixture::EMAIL;
+pub const PRINCIPAL: &str = crate::identity::EMAIL;
 
 impl TestKey {
     /// The key whose seed is SHA-512(`crossverify fixture key: <name>`)[..32]: anyone can
