@@ -3,7 +3,7 @@
 //! (I2) from git, and the rest named as not observable.
 
 use super::deployed::{self, DeployedLedger};
-use super::{checks, load, verify};
+use super::{checks, load, model};
 use crate::report::CheckResult;
 use crate::report::Outcome as O;
 
@@ -67,8 +67,8 @@ fn append_only(l: &DeployedLedger, results: &mut Vec<CheckResult>) {
                         path,
                         format!(
                             "added in {}, {what} in {}",
-                            verify::short(&first.to_string()),
-                            verify::short(&then.to_string())
+                            model::short(&first.to_string()),
+                            model::short(&then.to_string())
                         ),
                     ));
                 }

@@ -4,9 +4,8 @@
 
 use super::checks::*;
 use super::load::{Cycle, Ledger, artefacts};
+use super::model::{Ctx, Parsed, at, res};
 use super::receipt::Receipt;
-use super::verify::Parsed;
-use super::verify::{Ctx, at, res};
 use crate::git::Repo;
 use crate::report::{CheckResult, Outcome};
 

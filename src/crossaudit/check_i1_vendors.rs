@@ -2,12 +2,11 @@
 
 use std::collections::BTreeSet;
 
-use super::check_i7_binding::parametric_from;
 use super::checks::*;
 use super::config::Config;
 use super::load::{Cycle, Ledger};
+use super::model::{CycleFacts, outcome, res};
 use super::receipt::{Family, Receipt};
-use super::verify::{CycleFacts, outcome, res};
 use crate::report::{CheckResult, Outcome};
 
 /// The product's report row is exactly `` `<provider>:<model>` (vendor <vendor>; effort
@@ -48,10 +47,6 @@ fn auditor_row_problems(r: &Receipt, row: &str) -> Vec<String> {
         _ => {}
     }
     out
-}
-
-pub(super) fn norm_vendor(v: &str) -> String {
-    v.trim().to_lowercase()
 }
 
 pub(super) fn identity_checks(
@@ -303,4 +298,18 @@ fn isolation_claims(
         "isolation claims agree with their evidence",
         p.join("; "),
     ));
+}
+
+fn norm_vendor(v: &str) -> String {
+    v.trim().to_lowercase()
+}
+
+/// `isolation.parametric` as the product computes it (4.14 `config.heterogeneity`): a declared
+/// generator vendor whose recovery pool is disjoint from the auditor's.
+fn parametric_from(cfg: &Config) -> bool {
+    let Some(g) = &cfg.generator_vendor else { return false };
+    let gs: BTreeSet<String> = cfg.generator_fallbacks.iter().chain([g]).map(|v| norm_vendor(v)).collect();
+    let as_: BTreeSet<String> =
+        cfg.auditor_fallbacks.iter().chain(cfg.auditor_vendor.iter()).map(|v| norm_vendor(v)).collect();
+    gs.is_disjoint(&as_)
 }

@@ -2,27 +2,10 @@
 //! checks: cycles present, layout, append-only history, the pinned audit head (`CV-A0xx`,
 //! `CV-A2xx`).
 
-use super::check_i6_severity::disputes;
-use super::check_i8_admission::admission_observable;
 use super::checks::*;
 use super::load::Ledger;
-use super::verify::{CycleFacts, res, short};
+use super::model::{res, short};
 use crate::report::{CheckResult, Outcome};
-
-/// Ledger-wide checks: presence of cycles, layout, append-only history, the pinned head,
-/// disputes and what admission the ledger cannot show.
-pub(super) fn ledger_checks(
-    ledger: &Ledger,
-    facts: &[CycleFacts],
-    expect_head: Option<&str>,
-    out: &mut Vec<CheckResult>,
-) {
-    presence(ledger, out);
-    append_only(ledger, out);
-    head_pinned(ledger, expect_head, out);
-    disputes(ledger, out);
-    admission_observable(ledger, facts, out);
-}
 
 /// CV-A003 and CV-A004 for the ledger as a whole.
 pub(super) fn presence(ledger: &Ledger, out: &mut Vec<CheckResult>) {
@@ -109,7 +92,7 @@ pub(super) fn append_only(ledger: &Ledger, out: &mut Vec<CheckResult>) {
 }
 
 /// CV-A202: the audit head descends from the pinned one.
-fn head_pinned(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
+pub(super) fn head_pinned(ledger: &Ledger, expect_head: Option<&str>, out: &mut Vec<CheckResult>) {
     let audit = ledger.audit.local();
     let head = short(&ledger.audit_head.to_string());
     match expect_head {

@@ -3,46 +3,9 @@
 
 use super::checks::*;
 use super::constitution::{Constitution, Severity};
+use super::model::{ModelFinding, outcome, res, short};
 use super::receipt::{Family, Receipt};
-use super::verify::{outcome, res, short};
 use crate::report::{CheckResult, Outcome};
-
-/// CV-A307: one verdict row, and one "Rules applied" line where a valid reply is recorded.
-pub(super) fn report_form(
-    rep: &super::report_md::Report,
-    subject: &str,
-    out: &mut Vec<CheckResult>,
-    failed: &mut Vec<String>,
-) {
-    let mut problems = Vec::new();
-    if rep.verdict_rows != 1 {
-        problems.push(format!("report.md has {} verdict rows: one report, one reading", rep.verdict_rows));
-    }
-    // Only the product renders the list in the report; it writes it for a valid reply only.
-    let valid_reply = rep.product_layout && rep.invalid_reason.is_none() && !rep.offline;
-    let want_rules = if valid_reply { 1..=1 } else { 0..=1 };
-    if !want_rules.contains(&rep.rules_applied_lines) {
-        problems.push(format!(
-            "report.md has {} \"Rules applied\" lines where the renderer writes {}",
-            rep.rules_applied_lines,
-            if valid_reply { "exactly one" } else { "at most one" }
-        ));
-    }
-    if problems.is_empty() {
-        out.push(res(&REPORT_FORM, Outcome::Passed, subject, "report.md has one verdict row and one reading"));
-    }
-    for p in problems {
-        failed.push(p.clone());
-        out.push(
-            res(&REPORT_FORM, Outcome::Failed, subject, p)
-                .with("verdictRows", rep.verdict_rows)
-                .with("rulesAppliedLines", rep.rules_applied_lines),
-        );
-    }
-}
-
-/// A model finding as recorded: severity, rule, observation.
-pub(super) type ModelFinding = (String, String, String);
 
 /// The model's findings and the rules it applied, from the recorded reply, else from the
 /// report.

@@ -2,8 +2,8 @@
 
 use super::checks::*;
 use super::load::Cycle;
+use super::model::{outcome, res};
 use super::receipt::{Family, Receipt};
-use super::verify::{outcome, res};
 use crate::report::{CheckResult, Outcome};
 
 /// CV-A402 and CV-A401: the deterministic layer's output is consistent with the report, and

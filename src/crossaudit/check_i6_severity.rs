@@ -3,10 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use super::check_i3_citations::ModelFinding;
 use super::checks::*;
 use super::load::Ledger;
-use super::verify::{outcome, res};
+use super::model::{ModelFinding, outcome, res};
 use crate::json::Value;
 use crate::report::{CheckResult, Outcome};
 

@@ -1,54 +1,16 @@
 //! I7, binding: a verdict binds commit, manifest and versions, or it is not a receipt
 //! (`CV-A7xx`). Every failure here is a binding failure, and admission (I8) needs none.
 
-use std::collections::BTreeSet;
-
-use super::check_i1_vendors::norm_vendor;
-use super::check_i3_citations::report_form;
 use super::check_i7_science::{extent_checks, prepare, science_checks};
 use super::checks::*;
 use super::config::Config;
 use super::constitution::{Constitution, Syntax};
 use super::load::Cycle;
+use super::model::{Binding, Bound, Ctx, Parsed, at, res, short};
 use super::receipt::{Family, Receipt};
-use super::verify::Parsed;
-use super::verify::{Ctx, at, res, short};
 use crate::git::{EntryKind, ObjectId, Repo};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
-
-/// Whether a receipt's verdict binds commit, manifest and versions (I7). Only [`bind`] marks a
-/// receipt verified; a later stage may add a failure, never remove one.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Binding {
-    verified: bool,
-    failures: Vec<String>,
-}
-
-impl Binding {
-    /// Verified by the binding checks, and no stage has found a failure since.
-    pub(crate) fn is_bound(&self) -> bool {
-        self.verified && self.failures.is_empty()
-    }
-
-    /// Why the receipt is not bound, first failure first.
-    pub(crate) fn failures(&self) -> &[String] {
-        &self.failures
-    }
-
-    /// A later stage found the receipt does not bind what it claims.
-    pub(crate) fn fail(&mut self, why: String) {
-        self.failures.push(why);
-    }
-}
-
-/// Stage two: a receipt after every binding check, with what those checks read on the way.
-pub(crate) struct Bound {
-    pub(crate) receipt: Receipt,
-    pub(crate) binding: Binding,
-    pub(crate) config: Option<Result<Config, String>>,
-    pub(crate) constitution: Option<Constitution>,
-}
 
 /// Every I7 check of one parsed receipt: the only way to a [`Bound`] receipt.
 pub(super) fn bind(
@@ -86,7 +48,7 @@ pub(super) fn bind(
     // Report commit (schema 2) / the ledger commit of the report (v1).
     report_commit_check(ctx, audit, &receipt, cycle, out, &mut binding_failed);
     derivation_check(&receipt, subject, config.as_ref(), out, &mut binding_failed);
-    Bound { receipt, binding: Binding { verified: true, failures: binding_failed }, config, constitution }
+    Bound { receipt, binding: Binding::verified(binding_failed), config, constitution }
 }
 
 /// The audit commit whose Constitution was in force for this receipt, and whether that point
@@ -664,7 +626,7 @@ fn derivation_check(
     }
     let mut p = r.derivation.clone();
     match config {
-        Some(Ok(cfg)) => p.extend(super::derive::config_problems(r.inputs_checks.as_deref(), r.audit_fallback, r, cfg)),
+        Some(Ok(cfg)) => p.extend(config_problems(r.inputs_checks.as_deref(), r.audit_fallback, r, cfg)),
         _ => {
             if p.is_empty() {
                 out.push(res(
@@ -690,18 +652,79 @@ fn derivation_check(
     }
 }
 
-/// `isolation.parametric` as the product computes it (4.14 `config.heterogeneity`): a declared
-/// generator vendor whose recovery pool is disjoint from the auditor's.
-pub(super) fn parametric_from(cfg: &Config) -> bool {
-    let Some(g) = &cfg.generator_vendor else { return false };
-    let gs: BTreeSet<String> = cfg.generator_fallbacks.iter().chain([g]).map(|v| norm_vendor(v)).collect();
-    let as_: BTreeSet<String> =
-        cfg.auditor_fallbacks.iter().chain(cfg.auditor_vendor.iter()).map(|v| norm_vendor(v)).collect();
-    gs.is_disjoint(&as_)
-}
-
 /// Whether a `cantTell` of check `code` is a property of the records themselves, which no
 /// fetch or later run can change (the per-receipt cache stores such cycles; `memo.rs`).
 pub(crate) fn cant_tell_is_permanent(code: &str) -> bool {
     code == NOT_REVERIFIABLE.code
+}
+
+/// The check pack the product runs when `crossaudit.yml` has no `checks:` (4.14 `config.py`).
+const DEFAULT_CHECKS: [&str; 4] = ["parseable", "declared", "internal", "complete"];
+
+/// Problems against the configuration the round ran under: the check list it ran, and the
+/// route (`audit.fallback` false means the configured primary auditor answered).
+fn config_problems(v_checks: Option<&[String]>, fallback: Option<bool>, r: &Receipt, cfg: &Config) -> Vec<String> {
+    let mut p = Vec::new();
+    let (want, whence): (Vec<String>, &str) = match &cfg.checks {
+        Some(c) => (c.clone(), "crossaudit.yml checks"),
+        None => (
+            DEFAULT_CHECKS.iter().map(|s| (*s).to_owned()).collect(),
+            "the product's default pack (no checks: in crossaudit.yml)",
+        ),
+    };
+    if let Some(got) = v_checks
+        && got != want.as_slice()
+    {
+        p.push(format!("inputs.checks {got:?} is not {whence} {want:?}"));
+    }
+    match fallback {
+        Some(false) => {
+            for (k, got, want) in
+                [("provider", &r.provider, &cfg.auditor_provider), ("model", &r.auditor_model, &cfg.auditor_model)]
+            {
+                if let (Some(g), Some(w)) = (got, want)
+                    && g != w
+                {
+                    p.push(format!(
+                        "audit.{k} {g:?} with audit.fallback false, but the configured primary auditor {k} is {w:?}"
+                    ));
+                }
+            }
+        }
+        Some(true) if cfg.auditor_fallbacks.is_empty() => {
+            p.push("audit.fallback is true but crossaudit.yml configures no auditor fallback".into());
+        }
+        _ => {}
+    }
+    p
+}
+
+/// CV-A307 (I3; run while binding, since a report of another form binds nothing): one verdict
+/// row, and one "Rules applied" line where a valid reply is recorded.
+fn report_form(rep: &super::report_md::Report, subject: &str, out: &mut Vec<CheckResult>, failed: &mut Vec<String>) {
+    let mut problems = Vec::new();
+    if rep.verdict_rows != 1 {
+        problems.push(format!("report.md has {} verdict rows: one report, one reading", rep.verdict_rows));
+    }
+    // Only the product renders the list in the report; it writes it for a valid reply only.
+    let valid_reply = rep.product_layout && rep.invalid_reason.is_none() && !rep.offline;
+    let want_rules = if valid_reply { 1..=1 } else { 0..=1 };
+    if !want_rules.contains(&rep.rules_applied_lines) {
+        problems.push(format!(
+            "report.md has {} \"Rules applied\" lines where the renderer writes {}",
+            rep.rules_applied_lines,
+            if valid_reply { "exactly one" } else { "at most one" }
+        ));
+    }
+    if problems.is_empty() {
+        out.push(res(&REPORT_FORM, Outcome::Passed, subject, "report.md has one verdict row and one reading"));
+    }
+    for p in problems {
+        failed.push(p.clone());
+        out.push(
+            res(&REPORT_FORM, Outcome::Failed, subject, p)
+                .with("verdictRows", rep.verdict_rows)
+                .with("rulesAppliedLines", rep.rules_applied_lines),
+        );
+    }
 }

@@ -6,10 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::checks::*;
 use super::load::Ledger;
+use super::model::{CycleFacts, GroupInfo, facts_sha, outcome, res, short};
 use super::receipt::Family;
-use super::replay::{GroupInfo, facts_sha};
 use super::synthesis::{self, Rule};
-use super::verify::{CycleFacts, outcome, res, short};
 use crate::json::Value;
 use crate::report::{CheckResult, Outcome};
 

@@ -9,7 +9,7 @@ use super::check_deployed::invariants;
 use super::check_i8_admission::{self as replay, Admission};
 use super::crawl::{Placed, given, run, run_with};
 use super::load::{self, DialectChoice, Error, Options};
-use super::{checks, conformance, deployed, inputs, lifecycle, stats, verify, views};
+use super::{checks, conformance, deployed, inputs, lifecycle, model, stats, views};
 use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome, Report, View};
 
@@ -207,7 +207,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         r => r?,
     };
     wrong_science(opts, &run)?;
-    let head = verify::short(&run.ledger.audit_head.to_string());
+    let head = model::short(&run.ledger.audit_head.to_string());
     let idx = match &placed {
         Some(p) => p.idx,
         // The latest receipt in ledger order that binds the expected commit.
@@ -320,7 +320,7 @@ fn given_checks(cycle: &load::Cycle, p: &Placed, head: &str, a: &mut Admission) 
                 cycle.file("receipt.json"),
                 hex(c)
             );
-            deny.push(format!("the receipt given differs from the ledger's committed copy (sha256 {} ≠ {})", verify::short(&hex(g)), verify::short(&hex(c))));
+            deny.push(format!("the receipt given differs from the ledger's committed copy (sha256 {} ≠ {})", model::short(&hex(g)), model::short(&hex(c))));
             CheckResult::new(&checks::RECEIPT_GIVEN_IS_COMMITTED, Outcome::Failed, subject, msg)
                 .with("givenSha256", hex(g))
                 .with("committedSha256", hex(c))
@@ -329,13 +329,13 @@ fn given_checks(cycle: &load::Cycle, p: &Placed, head: &str, a: &mut Admission) 
             &checks::RECEIPT_GIVEN_IS_COMMITTED,
             Outcome::Passed,
             subject,
-            format!("the receipt given is byte for byte the ledger's committed copy (sha256 {})", verify::short(&hex(g))),
+            format!("the receipt given is byte for byte the ledger's committed copy (sha256 {})", model::short(&hex(g))),
         ),
         (None, Some(c)) => CheckResult::new(
             &checks::RECEIPT_GIVEN_IS_COMMITTED,
             Outcome::Passed,
             subject,
-            format!("no file on disk: the committed copy (sha256 {}) is the receipt named", verify::short(&hex(c))),
+            format!("no file on disk: the committed copy (sha256 {}) is the receipt named", model::short(&hex(c))),
         ),
         (_, None) => CheckResult::new(
             &checks::RECEIPT_GIVEN_IS_COMMITTED,

@@ -7,7 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::load::{self, Error, Options};
-use super::{checks, receipt, replay, rounds, verify};
+use super::{checks, model, receipt, replay, rounds, verify};
 use crate::manifest::BlobHashes;
 use crate::progress::Ctx;
 use crate::report::CheckResult;
@@ -16,8 +16,8 @@ use crate::report::CheckResult;
 pub(super) struct Run {
     pub(super) ledger: load::Ledger,
     pub(super) results: Vec<CheckResult>,
-    pub(super) facts: Vec<verify::CycleFacts>,
-    pub(super) groups: Vec<replay::GroupInfo>,
+    pub(super) facts: Vec<model::CycleFacts>,
+    pub(super) groups: Vec<model::GroupInfo>,
     pub(super) hash_stats: crate::manifest::HashStats,
     /// The per-commit signature table, with `--allowed-signers`.
     pub(super) signatures: Option<crate::report::View>,
@@ -116,7 +116,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     // One pass, in parallel: each worker parses a receipt, re-derives its science side
     // (hashing each distinct blob once across all workers) and drops the manifest.
     let last_change = crate::git::LastChangeMemo::default();
-    let vctx = verify::Ctx {
+    let vctx = model::Ctx {
         ledger: &ledger,
         hashes: &hashes,
         last_change: &last_change,
@@ -139,7 +139,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     // Repository handles outlive rayon's jobs (it starts one per split, not per thread): each
     // keeps its delta cache, which is what makes reading a thousand receipt deltas cheap.
     let pool = Pool { free: std::sync::Mutex::default(), audit: &audit_shared, science: science_shared.as_ref() };
-    let per: Vec<Option<(Vec<CheckResult>, verify::CycleFacts)>> = order
+    let per: Vec<Option<(Vec<CheckResult>, model::CycleFacts)>> = order
         .par_iter()
         .map(|&i| &ledger.cycles[i])
         .map_init(
@@ -156,9 +156,9 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
         )
         .collect();
     ctx.progress.finish();
-    let per: Vec<(Vec<CheckResult>, verify::CycleFacts)> =
+    let per: Vec<(Vec<CheckResult>, model::CycleFacts)> =
         per.into_iter().collect::<Option<_>>().ok_or(crate::progress::Interrupted)?;
-    let mut per: Vec<(usize, (Vec<CheckResult>, verify::CycleFacts))> = order.into_iter().zip(per).collect();
+    let mut per: Vec<(usize, (Vec<CheckResult>, model::CycleFacts))> = order.into_iter().zip(per).collect();
     per.sort_unstable_by_key(|(i, _)| *i);
     let mut results = Vec::new();
     let mut facts = Vec::new();
@@ -169,7 +169,7 @@ pub(super) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     let (replayed, groups) = replay::controller(&ledger, &mut facts);
     results.extend(replayed);
     rounds::checks(&ledger, &mut facts, &mut results);
-    super::check_i2_history::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
+    verify::ledger_checks(&ledger, &facts, opts.expect_audit_head.as_deref(), &mut results);
     locate(&ledger, &mut results);
     let (signed, signatures) =
         super::check_signed::check(&opts.audit, &ledger.audit.local(), ledger.audit_head, signers.as_ref());
@@ -191,7 +191,7 @@ pub(super) fn place(ledger: &mut load::Ledger, g: &Given, opts: &Options) -> Res
         }),
     });
     let dir_path = g.rel.as_ref().map(|r| r.trim_end_matches("/receipt.json").to_owned()).or(declared);
-    let head = verify::short(&ledger.audit_head.to_string());
+    let head = model::short(&ledger.audit_head.to_string());
     let not_receipt = |what: &str| {
         Error::Usage(format!(
             "{what} is not a receipt of the ledger at {} (expected <ledger dir>/<cycle>/receipt.json committed at {head}, or a receipt file on disk)",

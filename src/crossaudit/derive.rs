@@ -5,11 +5,6 @@
 
 use crate::json::Value;
 
-use super::config::Config;
-
-/// The check pack the product runs when `crossaudit.yml` has no `checks:` (4.14 `config.py`).
-const DEFAULT_CHECKS: [&str; 4] = ["parseable", "declared", "internal", "complete"];
-
 /// The product's major version as the receipt states it. Receipts without a readable version
 /// are judged by their own shape: `audit.reasoning_effort` marks a 4.x builder.
 fn v4(v: &Value) -> bool {
@@ -148,47 +143,4 @@ fn commitment_problems(
     {
         p.push(format!("audit.exchange.provider_request_id {id:?} is not replay:<request_sha256[:12]>"));
     }
-}
-
-/// Problems against the configuration the round ran under: the check list it ran, and the
-/// route (`audit.fallback` false means the configured primary auditor answered).
-pub(crate) fn config_problems(
-    v_checks: Option<&[String]>,
-    fallback: Option<bool>,
-    r: &super::receipt::Receipt,
-    cfg: &Config,
-) -> Vec<String> {
-    let mut p = Vec::new();
-    let (want, whence): (Vec<String>, &str) = match &cfg.checks {
-        Some(c) => (c.clone(), "crossaudit.yml checks"),
-        None => (
-            DEFAULT_CHECKS.iter().map(|s| (*s).to_owned()).collect(),
-            "the product's default pack (no checks: in crossaudit.yml)",
-        ),
-    };
-    if let Some(got) = v_checks
-        && got != want.as_slice()
-    {
-        p.push(format!("inputs.checks {got:?} is not {whence} {want:?}"));
-    }
-    match fallback {
-        Some(false) => {
-            for (k, got, want) in
-                [("provider", &r.provider, &cfg.auditor_provider), ("model", &r.auditor_model, &cfg.auditor_model)]
-            {
-                if let (Some(g), Some(w)) = (got, want)
-                    && g != w
-                {
-                    p.push(format!(
-                        "audit.{k} {g:?} with audit.fallback false, but the configured primary auditor {k} is {w:?}"
-                    ));
-                }
-            }
-        }
-        Some(true) if cfg.auditor_fallbacks.is_empty() => {
-            p.push("audit.fallback is true but crossaudit.yml configures no auditor fallback".into());
-        }
-        _ => {}
-    }
-    p
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::load::Ledger;
-use super::verify::CycleFacts;
+use super::model::CycleFacts;
 use crate::stats::model::{Closure, CycleRecord, FindingRecord, Records};
 
 fn iso(epoch: i64) -> Option<String> {

@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::load::{Cycle, Ledger, Options};
-use super::verify::{self, CycleFacts};
+use super::model::{self, CycleFacts};
+use super::verify;
 use crate::cache::Cache;
 use crate::git::{EntryKind, ObjectId, Repo};
 use crate::report::{CheckResult, Outcome};
@@ -120,7 +121,7 @@ impl<'a> Memo<'a> {
     /// its dependencies still hold, else computed (and stored when definite).
     pub(super) fn cycle(
         &self,
-        vctx: &verify::Ctx<'_>,
+        vctx: &model::Ctx<'_>,
         audit: &Repo,
         science: Option<&Repo>,
         cycle: &Cycle,

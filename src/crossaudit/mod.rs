@@ -38,6 +38,7 @@ pub mod detect;
 mod lifecycle;
 mod load;
 mod memo;
+mod model;
 pub mod receipt;
 mod replay;
 pub mod report_md;

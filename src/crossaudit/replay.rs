@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::check_i8_admission::state_checks;
 use super::checks::*;
 use super::load::{Cycle, Ledger};
+use super::model::{CycleFacts, GroupInfo, facts_sha, res, short};
 use super::receipt::Family;
 use super::synthesis::{self, Rule};
-use super::verify::{CycleFacts, res, short};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 
@@ -17,22 +17,6 @@ use crate::report::{CheckResult, Outcome};
 #[must_use]
 pub fn cycle_id_for(repo: &str, root: &str) -> String {
     Digest::of(format!("{repo}\n{root}").as_bytes()).hex()[..16].to_owned()
-}
-
-/// Per-cycle position in its controller group.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct GroupInfo {
-    /// A later receipt of the same cycle supersedes this one.
-    pub superseded_by: Option<String>,
-    /// A later receipt in the ledger audits the same science commit (whatever cycle it
-    /// claims): the commit's latest audit is that one.
-    pub reaudited_by: Option<String>,
-    /// The cycle moved on to another commit after this receipt.
-    pub moved_to: Option<String>,
-    /// Receipt file hash already consumed (v1 state).
-    pub consumed: bool,
-    /// The ledger order is unknown (no full history), so freshness cannot be decided.
-    pub unknown_order: bool,
 }
 
 /// Replays the controller; returns results and per-cycle group facts (index-aligned).
@@ -401,10 +385,6 @@ fn unordered(ledger: &Ledger, facts: &[CycleFacts], why: &str, info: &mut [Group
     if ledger.family == Family::V1 {
         out.push(res(&ADMISSION_RECORDS, Outcome::CantTell, "controller/state.json", msg.clone()));
     }
-}
-
-pub(super) fn facts_sha(facts: &[CycleFacts], i: usize) -> Option<String> {
-    facts[i].sha.clone()
 }
 
 fn replay_precedence(cycle: &Cycle, f: &CycleFacts, out: &mut Vec<CheckResult>) {

@@ -5,61 +5,11 @@
 use std::collections::BTreeMap;
 
 use super::checks::{DCL_DETERMINISTIC, STANDARDS_FROZEN};
-use super::load::{Cycle, Ledger};
+use super::load::Ledger;
+use super::model::{CycleFacts, DclRun, res, short};
 use super::receipt::{Family, Receipt};
-use super::verify::{CycleFacts, res, short};
 use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
-
-/// What a receipt's deterministic layer ran on and what it found.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct DclRun {
-    /// Digest of everything that determines the layer's output; `None` when the receipt does
-    /// not bind all of it.
-    pub key: Option<Digest>,
-    /// Hard failures (`rule[/check]@artifact`), sorted; `None` without a readable `checks.json`.
-    pub hard: Option<Vec<String>>,
-}
-
-/// The deterministic layer's inputs and hard failures for one receipt, taken while its
-/// manifest is still held.
-pub(crate) fn dcl_run(r: &Receipt, cycle: &Cycle) -> DclRun {
-    let checks = match r.family {
-        // v1 runs every `checks/*.py`, which the source digest already covers.
-        Family::V1 => Some("checks/*.py"),
-        Family::Schema2 => r.dcl_checks.as_deref(),
-    };
-    let key = match (&r.tree, checks, &r.dcl_source_sha256, &r.manifest) {
-        (Some(tree), Some(checks), Some(dcl), Some(m)) => {
-            use sha2::Digest as _;
-            let mut h = sha2::Sha256::new();
-            for part in [r.family.as_str(), tree, checks, dcl] {
-                h.update(part.as_bytes());
-                h.update([0]);
-            }
-            for k in m.keys() {
-                h.update(k.as_bytes());
-                h.update([0]);
-            }
-            Some(Digest(h.finalize().into()))
-        }
-        _ => None,
-    };
-    let hard = cycle.dcl.as_ref().and_then(|d| d.as_ref().ok()).map(|d| {
-        let mut v: Vec<String> = d
-            .findings
-            .iter()
-            .filter(|f| f.severity == "BLOCKER")
-            .map(|f| match &f.check {
-                Some(c) if !f.rule.ends_with(c.as_str()) => format!("{}/{c}@{}", f.rule, f.artifact),
-                _ => format!("{}@{}", f.rule, f.artifact),
-            })
-            .collect();
-        v.sort();
-        v
-    });
-    DclRun { key, hard }
-}
 
 /// Both cross-receipt checks. A receipt either fails is not verified, so admission denies it.
 pub(crate) fn checks(ledger: &Ledger, facts: &mut [CycleFacts], out: &mut Vec<CheckResult>) {

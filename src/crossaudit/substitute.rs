@@ -14,7 +14,7 @@
 use gix::bstr::ByteSlice;
 
 use super::load::{self, Ledger, Options};
-use super::{replay, report_md, verify};
+use super::{model, replay, report_md, verify};
 use crate::git::EntryKind;
 use crate::manifest::{BlobHashes, Digest};
 use crate::report::CheckResult;
@@ -73,7 +73,7 @@ impl Substitute {
         let ledger = &self.ledger;
         let hashes = BlobHashes::new();
         let last_change = crate::git::LastChangeMemo::default();
-        let ctx = verify::Ctx {
+        let ctx = model::Ctx {
             ledger,
             hashes: &hashes,
             last_change: &last_change,
@@ -93,7 +93,7 @@ impl Substitute {
         }
         let (replayed, _) = replay::controller(ledger, &mut facts);
         results.extend(replayed);
-        super::check_i2_history::ledger_checks(ledger, &facts, self.expect_audit_head.as_deref(), &mut results);
+        verify::ledger_checks(ledger, &facts, self.expect_audit_head.as_deref(), &mut results);
         results
     }
 }

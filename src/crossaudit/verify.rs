@@ -9,82 +9,17 @@ use super::check_i1_vendors::identity_checks;
 use super::check_i3_citations::{citations, constitution_cited, model_findings};
 use super::check_i4_precedence::dcl_checks;
 use super::check_i6_severity::severities;
-use super::check_i7_binding::{Binding, bind, integrity_check};
+use super::check_i7_binding::{bind, integrity_check};
 use super::checks::*;
 use super::constitution::Constitution;
 use super::load::{Cycle, Ledger};
+use super::model::{Ctx, CycleFacts, res};
 use super::receipt::{Family, Receipt};
 use super::synthesis::Inputs;
-use crate::checks::Check;
+use super::{check_i2_history, check_i6_severity, check_i8_admission};
 use crate::git::Repo;
-use crate::manifest::{BlobHashes, Digest};
+
 use crate::report::{CheckResult, Outcome};
-
-/// What a cycle's verification found, beyond its results: the facts the cross-cycle replay
-/// and the tables need.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct CycleFacts {
-    pub verdict: Option<String>,
-    pub integrity: Option<String>,
-    pub round: Option<i64>,
-    pub cycle_id: Option<String>,
-    pub sha: Option<String>,
-    pub root_sha: Option<String>,
-    pub science_repo: Option<String>,
-    pub parent_receipt: Option<String>,
-    pub identity: Option<Digest>,
-    pub inputs: Inputs,
-    pub blockers: usize,
-    pub max_rounds: Option<i64>,
-    pub max_rounds_default: bool,
-    /// Whether the error-level binding checks all passed (admission needs this), and if not
-    /// why: only the binding stage can mark a receipt bound.
-    pub binding: Binding,
-    pub isolation_shortfall: Vec<String>,
-    pub model_findings: Vec<(String, String)>,
-    pub product: bool,
-    /// The parsed receipt without its manifest (which is dropped once compared).
-    pub receipt: Option<Receipt>,
-    /// The deterministic layer's inputs and hard failures, for CV-A403.
-    pub dcl_run: Option<super::rounds::DclRun>,
-}
-
-/// Shared, read-only context for per-cycle verification.
-pub(crate) struct Ctx<'a> {
-    pub ledger: &'a Ledger,
-    pub hashes: &'a BlobHashes,
-    /// The Constitution's last change per audit commit, shared by all receipts.
-    pub last_change: &'a crate::git::LastChangeMemo,
-    pub expect_sha: Option<&'a str>,
-    pub expect_repo: Option<&'a str>,
-    /// Sharding: whose CV-A702 stage this run runs (`shard.rs`).
-    pub shard: Option<&'a super::shard::Plan>,
-}
-
-pub(crate) fn res(c: &Check, o: Outcome, subject: &str, msg: impl Into<String>) -> CheckResult {
-    CheckResult::new(c, o, subject, msg)
-}
-
-/// The shape of most checks: passed with `pass` when `ok`, else failed with `fail`.
-pub(crate) fn outcome(
-    c: &Check,
-    ok: bool,
-    subject: &str,
-    pass: impl Into<String>,
-    fail: impl Into<String>,
-) -> CheckResult {
-    if ok { res(c, Outcome::Passed, subject, pass) } else { res(c, Outcome::Failed, subject, fail) }
-}
-
-pub(crate) fn at(cycle: &Cycle, r: CheckResult, file: &str) -> CheckResult {
-    r.at(Some("audit"), Some(&cycle.file(file)), cycle.added_in.map(|a| a.0.to_string()).as_deref())
-}
-
-/// Stage one: what the receipt says, parsed and nothing more. Only [`bind`] turns it into a
-/// receipt the replay may use.
-pub(crate) struct Parsed {
-    pub(crate) receipt: Receipt,
-}
 
 /// Every per-cycle check, in stages: parsed, bound (I7), then the content checks. The
 /// receipt's manifest is dropped on return.
@@ -123,14 +58,10 @@ pub(crate) fn check_cycle(
     identity_checks(ledger, receipt, cycle, report, bound.config.as_ref(), &mut out, &mut facts);
 
     facts.binding = bound.binding;
-    facts.dcl_run = Some(super::rounds::dcl_run(receipt, cycle));
+    facts.dcl_run = Some(super::model::dcl_run(receipt, cycle));
     receipt.manifest = None;
     facts.receipt = Some(receipt.clone());
     (out, facts)
-}
-
-pub(crate) fn short(s: &str) -> String {
-    if s.len() > 12 && s.bytes().all(|b| b.is_ascii_hexdigit()) { format!("{}…", &s[..12]) } else { s.to_owned() }
 }
 
 /// I3, I4 and I6 on the recorded verdict, findings and reply; records the synthesis inputs
@@ -197,4 +128,19 @@ fn content_checks(
     constitution_cited(r, report, subject, out);
     let verdict = r.verdict.clone().unwrap_or_default();
     severities(&verdict, blockers + model_blockers, &findings, dcl, off_vocabulary, subject, out);
+}
+
+/// Ledger-wide checks: presence of cycles, layout, append-only history, the pinned head,
+/// disputes and what admission the ledger cannot show.
+pub(super) fn ledger_checks(
+    ledger: &Ledger,
+    facts: &[CycleFacts],
+    expect_head: Option<&str>,
+    out: &mut Vec<CheckResult>,
+) {
+    check_i2_history::presence(ledger, out);
+    check_i2_history::append_only(ledger, out);
+    check_i2_history::head_pinned(ledger, expect_head, out);
+    check_i6_severity::disputes(ledger, out);
+    check_i8_admission::admission_observable(ledger, facts, out);
 }
