@@ -8,9 +8,9 @@ use super::model::{
     AUDIT_REPORT, AUDIT_RESULT, DeployedCycle, DeployedLedger, REPORT_MANIFEST, RUN_METADATA, Record, find_finding_id,
     is_full_digest,
 };
-use super::time::parse_timestamp;
 use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
+use crate::stats::time::parse_timestamp;
 
 /// The spec line of a deployed check: its anchor, then the notes every one of them follows.
 macro_rules! spec {

@@ -2,11 +2,11 @@
 //! shared context, the parsed and bound receipt, the binding state (I7), the deterministic
 //! layer's run, and the facts the cross-cycle replay and the tables need.
 
-use crate::crossaudit::config::Config;
-use crate::crossaudit::constitution::Constitution;
 use crate::crossaudit::load::{Cycle, Ledger};
-use crate::crossaudit::receipt::{Family, Receipt};
-use crate::crossaudit::synthesis::Inputs;
+use crate::crossaudit::records::config::Config;
+use crate::crossaudit::records::constitution::Constitution;
+use crate::crossaudit::records::receipt::{Family, Receipt};
+use crate::crossaudit::records::synthesis::Inputs;
 use crate::manifest::{BlobHashes, Digest};
 
 /// What a cycle's verification found, beyond its results: the facts the cross-cycle replay
@@ -47,7 +47,7 @@ pub(crate) struct Ctx<'a> {
     pub expect_sha: Option<&'a str>,
     pub expect_repo: Option<&'a str>,
     /// Sharding: whose CV-A702 stage this run runs (`shard.rs`).
-    pub shard: Option<&'a crate::crossaudit::shard::Plan>,
+    pub shard: Option<&'a crate::crossaudit::load::shard::Plan>,
 }
 
 /// Stage one: what the receipt says, parsed and nothing more. Only the binding stage (I7's
