@@ -5,7 +5,7 @@ use crate::crossaudit::records::config::Config;
 use crate::crossaudit::records::dcl;
 use crate::crossaudit::records::receipt::Family;
 use crate::crossaudit::records::report_md;
-use crate::git::{self, EntryKind, ObjectId, Repo, Scope};
+use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::json;
 use crate::manifest::Digest;
 use gix::bstr::ByteSlice;
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::history::{history, state_history};
-use super::ledger::{Cycle, Ledger, S2_LEDGER_FILES, read_json};
+use super::ledger::{Cycle, History, Ledger, S2_LEDGER_FILES, read_json};
 use super::options::{DialectChoice, Error, Options};
 
 /// Opens the repositories and reads the ledger.
@@ -65,44 +65,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
     let history = history(&audit, audit_head, &ledger_dir, opts.cache.as_deref());
     let mut cycles = Vec::new();
     for (name, files) in dirs {
-        let path = format!("{ledger_dir}/{name}");
-        let read = |file: &str| -> Option<ObjectId> { files.get(file).filter(|(k, _)| k.is_file()).map(|(_, id)| *id) };
-        let receipt_blob = read("receipt.json");
-        let report = match read("report.md") {
-            Some(id) => match audit.record(id, &format!("{path}/report.md")) {
-                Ok(bytes) => Some((Digest::of(&bytes), report_md::parse(&String::from_utf8_lossy(&bytes)))),
-                Err(_) => None,
-            },
-            None => None,
-        };
-        let dcl = read("checks.json").map(|id| {
-            let p = format!("{path}/checks.json");
-            read_json(&audit, id, &p).and_then(|v| dcl::parse(&v).map_err(|e| format!("{p}: {e}")))
-        });
-        let exchange = read("raw_exchange.json").map(|id| read_json(&audit, id, &format!("{path}/raw_exchange.json")));
-        let (added_in, report_added_in) = match &history {
-            Ok(h) => {
-                let a = h
-                    .added
-                    .get(&format!("{path}/receipt.json"))
-                    .map(|(c, _)| (*c, h.position.get(c).copied().unwrap_or(0)));
-                (a, h.added.get(&format!("{path}/report.md")).map(|(c, _)| *c))
-            }
-            Err(_) => (None, None),
-        };
-        cycles.push(Cycle {
-            name,
-            path,
-            files,
-            receipt_blob,
-            report,
-            dcl,
-            exchange,
-            added_in,
-            report_added_in,
-            receipt_given: None,
-            unrecorded: false,
-        });
+        cycles.push(read_cycle(&audit, &history, &ledger_dir, name, files));
     }
     // Ledger order: the order receipts entered the history, then directory name.
     cycles.sort_by(|a, b| {
@@ -123,7 +86,82 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             .map(|(n, l)| json::parse(l).map_err(|e| format!("{p} line {}: {e}", n + 1)))
             .collect()
     });
-    let (science, local) = match &opts.science {
+    let (science, local) = science_repo(opts, &audit, family, &cycles)?;
+    Ok(Ledger {
+        audit: audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE),
+        audit_head,
+        family,
+        detected: opts.dialect == DialectChoice::Auto,
+        ledger_dir,
+        science,
+        local,
+        cycles,
+        strays,
+        history,
+        state,
+        state_history,
+        disputes,
+    })
+}
+
+/// One cycle directory's records at the audit head, and the commits that added its receipt and
+/// report.
+fn read_cycle(
+    audit: &Repo,
+    history: &Result<History, String>,
+    ledger_dir: &str,
+    name: String,
+    files: BTreeMap<String, (EntryKind, ObjectId)>,
+) -> Cycle {
+    let path = format!("{ledger_dir}/{name}");
+    let read = |file: &str| -> Option<ObjectId> { files.get(file).filter(|(k, _)| k.is_file()).map(|(_, id)| *id) };
+    let receipt_blob = read("receipt.json");
+    let report = match read("report.md") {
+        Some(id) => match audit.record(id, &format!("{path}/report.md")) {
+            Ok(bytes) => Some((Digest::of(&bytes), report_md::parse(&String::from_utf8_lossy(&bytes)))),
+            Err(_) => None,
+        },
+        None => None,
+    };
+    let dcl = read("checks.json").map(|id| {
+        let p = format!("{path}/checks.json");
+        read_json(audit, id, &p).and_then(|v| dcl::parse(&v).map_err(|e| format!("{p}: {e}")))
+    });
+    let exchange = read("raw_exchange.json").map(|id| read_json(audit, id, &format!("{path}/raw_exchange.json")));
+    let (added_in, report_added_in) = match history {
+        Ok(h) => {
+            let a = h
+                .added
+                .get(&format!("{path}/receipt.json"))
+                .map(|(c, _)| (*c, h.position.get(c).copied().unwrap_or(0)));
+            (a, h.added.get(&format!("{path}/report.md")).map(|(c, _)| *c))
+        }
+        Err(_) => (None, None),
+    };
+    Cycle {
+        name,
+        path,
+        files,
+        receipt_blob,
+        report,
+        dcl,
+        exchange,
+        added_in,
+        report_added_in,
+        receipt_given: None,
+        unrecorded: false,
+    }
+}
+
+/// The science repository to verify against, and whether it is the ledger repository itself
+/// (product local mode).
+fn science_repo(
+    opts: &Options,
+    audit: &Repo,
+    family: Family,
+    cycles: &[Cycle],
+) -> Result<(Option<SharedRepo>, bool), Error> {
+    Ok(match &opts.science {
         Some(p) => {
             let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
             (Some(Repo::open(p)?.shared().with_tree_cache().with_delta_cache(SCIENCE_DELTA_CACHE)), same)
@@ -149,21 +187,6 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             (Some(audit.shared().with_tree_cache().with_delta_cache(SCIENCE_DELTA_CACHE)), true)
         }
         None => (None, false),
-    };
-    Ok(Ledger {
-        audit: audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE),
-        audit_head,
-        family,
-        detected: opts.dialect == DialectChoice::Auto,
-        ledger_dir,
-        science,
-        local,
-        cycles,
-        strays,
-        history,
-        state,
-        state_history,
-        disputes,
     })
 }
 
