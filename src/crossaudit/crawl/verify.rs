@@ -1,19 +1,19 @@
 //! Per-cycle verification: runs one cycle's checks in report order and gathers the facts the
 //! cross-cycle replay (`replay`, `rounds`) needs. The checks live by invariant: format
-//! (`check_format`), binding I7 (`check_i7_binding`), citations I3 (`check_i3_citations`),
-//! precedence I4 (`check_i4_precedence`), vendors I1 (`check_i1_vendors`) and severity I6
-//! (`check_i6_severity`).
+//! (`format`), binding I7 (`i7`), citations I3 (`i3_citations`), precedence I4
+//! (`i4_precedence`), vendors I1 (`i1_vendors`) and severity I6 (`i6_severity`), all in
+//! `invariants/`.
 
 use crate::crossaudit::checks::*;
 use crate::crossaudit::invariants::format::{artefacts_present, parse, receipt_shape};
 use crate::crossaudit::invariants::i1_vendors::identity_checks;
-use crate::crossaudit::invariants::i2_history as check_i2_history;
+use crate::crossaudit::invariants::i2_history;
 use crate::crossaudit::invariants::i3_citations::{citations, constitution_cited, model_findings};
 use crate::crossaudit::invariants::i4_precedence::dcl_checks;
-use crate::crossaudit::invariants::i6_severity as check_i6_severity;
+use crate::crossaudit::invariants::i6_severity;
 use crate::crossaudit::invariants::i6_severity::severities;
 use crate::crossaudit::invariants::i7::binding::{bind, integrity_check};
-use crate::crossaudit::invariants::i8_admission as check_i8_admission;
+use crate::crossaudit::invariants::i8_admission;
 use crate::crossaudit::load::{Cycle, Ledger};
 use crate::crossaudit::model::{Ctx, CycleFacts, res};
 use crate::crossaudit::records::constitution::Constitution;
@@ -140,9 +140,9 @@ pub(crate) fn ledger_checks(
     expect_head: Option<&str>,
     out: &mut Vec<CheckResult>,
 ) {
-    check_i2_history::presence(ledger, out);
-    check_i2_history::append_only(ledger, out);
-    check_i2_history::head_pinned(ledger, expect_head, out);
-    check_i6_severity::disputes(ledger, out);
-    check_i8_admission::admission_observable(ledger, facts, out);
+    i2_history::presence(ledger, out);
+    i2_history::append_only(ledger, out);
+    i2_history::head_pinned(ledger, expect_head, out);
+    i6_severity::disputes(ledger, out);
+    i8_admission::admission_observable(ledger, facts, out);
 }

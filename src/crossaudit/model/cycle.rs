@@ -46,7 +46,7 @@ pub(crate) struct Ctx<'a> {
     pub last_change: &'a crate::git::LastChangeMemo,
     pub expect_sha: Option<&'a str>,
     pub expect_repo: Option<&'a str>,
-    /// Sharding: whose CV-A702 stage this run runs (`shard.rs`).
+    /// Sharding: whose CV-A702 stage this run runs (`load/shard.rs`).
     pub shard: Option<&'a crate::crossaudit::load::shard::Plan>,
 }
 

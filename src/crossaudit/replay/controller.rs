@@ -1,6 +1,6 @@
 //! Cross-cycle replay: the controller state machine over each cycle's receipts (I5 rounds, the
 //! escalation lock, the parent-receipt chain) and the precedence replay of each verdict (I4).
-//! The admission records it feeds are I8's (`check_i8_admission`).
+//! The admission records it feeds are I8's (`invariants/i8_admission.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -653,7 +653,7 @@ fn derivation_check(
 }
 
 /// Whether a `cantTell` of check `code` is a property of the records themselves, which no
-/// fetch or later run can change (the per-receipt cache stores such cycles; `memo.rs`).
+/// fetch or later run can change (the per-receipt cache stores such cycles; `crawl/memo.rs`).
 pub(crate) fn cant_tell_is_permanent(code: &str) -> bool {
     code == NOT_REVERIFIABLE.code
 }
