@@ -1,14 +1,14 @@
-//! The CrossAudit commands: `ledger`, `receipt`, and the records `stats` reads from a receipt
-//! ledger. Each runs a crawl and assembles its report from the crawl's results and views.
+//! The CrossAudit commands: `ledger`, `receipt`, `demo`, and the records `stats` reads from a
+//! receipt ledger. Each runs a crawl and assembles its report from the crawl's results and views.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::views::conformance;
+use super::lifecycle;
+use super::views::{self, conformance};
 use crate::crossaudit::checks;
-use crate::crossaudit::commands::lifecycle;
-use crate::crossaudit::commands::views;
 use crate::crossaudit::crawl::run::{Placed, Run, given, run, run_with};
 use crate::crossaudit::deployed;
 use crate::crossaudit::invariants::deployed::invariants;
@@ -17,8 +17,6 @@ use crate::crossaudit::load::{self, DialectChoice, Error, Options};
 use crate::crossaudit::model;
 use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome, Report, View};
-use serde_json::json;
-use std::collections::BTreeMap;
 
 /// `crossverify ledger`: verifies the whole published ledger.
 ///
