@@ -1,7 +1,11 @@
 //! Data flows one way (docs/development.md): a module may import only the layers below it, and
 //! a protocol never imports another protocol. This test reads every `crate::` path under `src/`
-//! (in `use` lines and inline) and fails on any that goes against the table, naming the file and
-//! line; `a_planted_back_edge_is_reported` shows that it can fail.
+//! (in `use` lines and inline), and every `super::`/`self::` path resolved against the file's
+//! place, and fails on any that goes against the table, naming the file and line. Inside a
+//! module, the files and folders form floors: no import circle among the children of any folder
+//! (`no_import_circle_inside_a_module`), and a check of an invariant family never imports another
+//! family or what drives the checks (`a_check_imports_no_other_check`). The planted tests show
+//! that each rule can fail.
 
 mod support;
 
@@ -56,7 +60,7 @@ fn allowed(from: &str, to: &str) -> Result<(), String> {
     }
 }
 
-/// The top-level module a file of `src/` belongs to (`src/crossaudit/verify.rs` → `crossaudit`).
+/// The top-level module a file of `src/` belongs to (`src/crossaudit/crawl/verify.rs` → `crossaudit`).
 fn module_of(rel: &Path) -> Option<String> {
     let first = rel.components().next()?.as_os_str().to_str()?;
     match first {
@@ -97,15 +101,27 @@ fn targets(line: &str, in_bin: bool) -> Vec<String> {
 /// The violations in `files` (path relative to `src/`, text): `path:line: from -> to: why`.
 fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for (rel, text) in files {
         let Some(from) = module_of(rel) else { continue };
         let in_bin = from == "bin";
         for (n, line) in text.lines().enumerate() {
             for to in targets(line, in_bin) {
+                seen.insert((rel.clone(), n + 1, to.clone()));
                 if let Err(why) = allowed(&from, &to) {
                     out.push(format!("src/{}:{}: {from} -> {to}: {why}", rel.display(), n + 1));
                 }
             }
+        }
+    }
+    // `super::` and `self::` paths (and relative `use` paths) that leave their module.
+    for i in imports(files) {
+        let (Some(from), Some(to)) = (module_of(&i.file), i.to.first()) else { continue };
+        if *to == from || !seen.insert((i.file.clone(), i.line, to.clone())) {
+            continue;
+        }
+        if let Err(why) = allowed(&from, to) {
+            out.push(format!("src/{}:{}: {from} -> {to}: {why}", i.file.display(), i.line));
         }
     }
     out
@@ -162,5 +178,456 @@ fn a_planted_back_edge_is_reported() {
             "src/crossexam/mod.rs:1: crossexam -> crossaudit: `crossexam` and `crossaudit` are in the same layer; neither may import the other".to_owned(),
             "src/checks/mod.rs:1: checks -> render: `checks` and `render` are in the same layer; neither may import the other".to_owned(),
         ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inside a module: the files and folders of every module form floors, not circles, and a check
+// of an invariant family never imports another family or what drives them.
+
+/// Child → parent-file edges that still close a circle, each with why it is left for now. An
+/// entry that no longer closes a circle fails the test: the table only shrinks.
+const CIRCLE_EXCEPTIONS: &[(&str, &str, &str, &str)] = &[
+    (
+        "crossaudit",
+        "stats_input",
+        "mod",
+        "the statistics adapter reaches `lifecycle_records` and `Options` through the module's face; issue 22's statistics registry moves it",
+    ),
+    ("git", "signature", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
+    ("git", "tree", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
+    ("json", "parse", "mod", "children take `Value` and the limits from json/mod.rs"),
+    ("json", "write", "mod", "children take `Value` from json/mod.rs"),
+    ("proof_or_stop", "floor", "mod", "floor.rs takes the module's types from proof_or_stop/mod.rs"),
+];
+
+/// Folders whose children are checks of one invariant family each, and the modules above them
+/// (the orchestrators) that a check may not import; `crossaudit` itself is the module's face.
+const CHECK_FOLDERS: &[(&str, &[&str])] =
+    &[("crossaudit/invariants", &["crossaudit", "crossaudit/crawl", "crossaudit/replay", "crossaudit/commands"])];
+
+/// A file's module path: `crossaudit/load/mod.rs` → `["crossaudit", "load"]`.
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib") {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+/// The file's text with comments and the contents of string and character literals blanked,
+/// line structure kept, so that braces and paths are read from code only.
+fn code_only(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            while i < b.len() && !(b[i] == '*' && b.get(i + 1) == Some(&'/')) {
+                out.push(blank(b[i]));
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r'
+            && (next == Some('"') || (next == Some('#') && b.get(i + 2).is_some_and(|&c| c == '"' || c == '#')))
+        {
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            out.push_str("\"\"");
+            j += 1;
+            while j < b.len() && !(b[j] == '"' && (0..hashes).all(|h| b.get(j + 1 + h) == Some(&'#'))) {
+                out.push(blank(b[j]));
+                j += 1;
+            }
+            i = j + 1 + hashes;
+        } else if c == '"' {
+            out.push_str("\"\"");
+            i += 1;
+            while i < b.len() && b[i] != '"' {
+                if b[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < b.len() {
+                    out.push(blank(b[i]));
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' && (b.get(i + 2) == Some(&'\'') || next == Some('\\')) {
+            // A character literal ('x', '\n', '\u{..}'); a lifetime has no closing quote.
+            out.push_str("' '");
+            let mut j = i + 1;
+            if b.get(j) == Some(&'\\') {
+                j += 1;
+            }
+            j += 1;
+            while j < b.len() && b[j] != '\'' {
+                j += 1;
+            }
+            i = j + 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every path a line of code names from `crate::`, `super::` or `self::` (and, in a `use`,
+/// relative paths), as written: `["super", "load", "Options"]`. `use` groups are expanded.
+fn written_paths(stmt: &str, is_use: bool) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], rest: &str, out: &mut Vec<Vec<String>>) {
+        let rest = rest.trim();
+        if let Some(open) = rest.find('{') {
+            let mut path = prefix.to_vec();
+            path.extend(rest[..open].split("::").map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned));
+            let inner = &rest[open + 1..rest.rfind('}').unwrap_or(rest.len())];
+            let (mut depth, mut start) = (0, 0);
+            for (k, ch) in inner.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(&path, &inner[start..k], out);
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+            expand(&path, &inner[start..], out);
+        } else {
+            let mut path = prefix.to_vec();
+            let body = rest.split(" as ").next().unwrap_or("");
+            path.extend(body.split("::").map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned));
+            if path.len() > prefix.len() {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if is_use {
+        expand(&[], stmt, &mut out);
+        return out;
+    }
+    let bytes = stmt.as_bytes();
+    for start in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(k) = stmt[from..].find(start) {
+            let at = from + k;
+            from = at + start.len();
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_' || bytes[at - 1] == b':') {
+                continue;
+            }
+            let path: String =
+                stmt[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
+            out.push(path.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect());
+        }
+    }
+    out
+}
+
+/// One import inside the library: the file and line, the module it is written in (inline
+/// modules included) and the deepest module its path names.
+struct Import {
+    file: PathBuf,
+    line: usize,
+    from: Vec<String>,
+    to: Vec<String>,
+}
+
+/// Each line of a file, with the module it is written in.
+type Scoped = Vec<(Vec<String>, String)>;
+
+/// Every import of the library's files (the binary is another crate and is left out).
+fn imports(files: &[(PathBuf, String)]) -> Vec<Import> {
+    let lib: Vec<&(PathBuf, String)> =
+        files.iter().filter(|(rel, _)| !rel.starts_with("bin") && rel.as_path() != Path::new("main.rs")).collect();
+    let mut known: std::collections::BTreeSet<Vec<String>> = std::collections::BTreeSet::new();
+    let mut scoped: Vec<(&PathBuf, Scoped)> = Vec::new();
+    for (rel, text) in lib {
+        let base = module_path(rel);
+        for n in 0..=base.len() {
+            known.insert(base[..n].to_vec());
+        }
+        // Each line with the module it is in: inline `mod x { … }` blocks open a module.
+        let mut stack: Vec<(String, i64)> = Vec::new();
+        let mut depth: i64 = 0;
+        let mut lines = Vec::new();
+        for line in code_only(text).lines() {
+            let trimmed = line.trim_start();
+            let decl = trimmed
+                .strip_prefix("pub(crate) ")
+                .or_else(|| trimmed.strip_prefix("pub(super) "))
+                .or_else(|| trimmed.strip_prefix("pub "))
+                .unwrap_or(trimmed)
+                .strip_prefix("mod ")
+                .and_then(|r| r.split_once('{'))
+                .map(|(name, _)| name.trim().to_owned());
+            let mut here = base.clone();
+            here.extend(stack.iter().map(|(n, _)| n.clone()));
+            if let Some(name) = &decl {
+                here.push(name.clone());
+                known.insert(here.clone());
+                stack.push((name.clone(), depth));
+            }
+            lines.push((here, line.to_owned()));
+            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            while stack.last().is_some_and(|(_, d)| depth <= *d) {
+                stack.pop();
+            }
+        }
+        scoped.push((rel, lines));
+    }
+    let mut out = Vec::new();
+    for (rel, lines) in scoped {
+        let mut k = 0;
+        while k < lines.len() {
+            let (here, line) = &lines[k];
+            let first = k;
+            let t = line.trim_start();
+            let t = t.strip_prefix("pub(crate) ").or_else(|| t.strip_prefix("pub ")).unwrap_or(t);
+            let (stmt, is_use) = match t.strip_prefix("use ") {
+                Some(u) => {
+                    let mut s = u.to_owned();
+                    while !s.contains(';') && k + 1 < lines.len() {
+                        k += 1;
+                        s.push(' ');
+                        s.push_str(lines[k].1.trim());
+                    }
+                    (s.split(';').next().unwrap_or("").to_owned(), true)
+                }
+                None => (line.clone(), false),
+            };
+            for path in written_paths(&stmt, is_use) {
+                if let Some(to) = resolve(&path, here, &known) {
+                    out.push(Import { file: rel.clone(), line: first + 1, from: here.clone(), to });
+                }
+            }
+            k += 1;
+        }
+    }
+    out
+}
+
+/// The deepest module `path`, written in module `here`, names; `None` for paths outside the
+/// library (`std::`, other crates).
+fn resolve(path: &[String], here: &[String], known: &std::collections::BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    let mut segs = path.iter().peekable();
+    let mut cur: Vec<String> = match segs.peek().map(|s| s.as_str()) {
+        Some("crate") => {
+            segs.next();
+            Vec::new()
+        }
+        Some("super" | "self") => {
+            let mut cur = here.to_vec();
+            while let Some(s) = segs.next_if(|s| *s == "super" || *s == "self") {
+                if s == "super" {
+                    cur.pop()?;
+                }
+            }
+            cur
+        }
+        Some(first) => {
+            let mut child = here.to_vec();
+            child.push(first.to_owned());
+            if !known.contains(&child) {
+                return None;
+            }
+            here.to_vec()
+        }
+        None => return None,
+    };
+    for s in segs {
+        if s == "self" {
+            continue;
+        }
+        cur.push(s.clone());
+        if !known.contains(&cur) {
+            cur.pop();
+            break;
+        }
+    }
+    Some(cur)
+}
+
+/// The child of folder module `dir` that module `m` lies in: a file or folder name, or `mod`
+/// for the folder's own file (and modules declared inline in it).
+fn child_of(dir: &[String], m: &[String], files: &std::collections::BTreeSet<Vec<String>>) -> Option<String> {
+    if !m.starts_with(dir) {
+        return None;
+    }
+    match m.get(dir.len()) {
+        None => Some("mod".into()),
+        Some(c) => {
+            let mut child = dir.to_vec();
+            child.push(c.clone());
+            Some(if files.contains(&child) { c.clone() } else { "mod".into() })
+        }
+    }
+}
+
+/// Import circles among the files and folders of every folder module of `files`, one line per
+/// circle naming an import that closes it; and the exceptions that no longer close one.
+fn circles(files: &[(PathBuf, String)]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let imports = imports(files);
+    let file_modules: BTreeSet<Vec<String>> =
+        files.iter().filter(|(rel, _)| !rel.starts_with("bin")).map(|(rel, _)| module_path(rel)).collect();
+    let folders: BTreeSet<Vec<String>> = files
+        .iter()
+        .filter(|(rel, _)| rel.ends_with("mod.rs") && !rel.starts_with("bin"))
+        .map(|(rel, _)| module_path(rel))
+        .collect();
+    let mut out = Vec::new();
+    let mut used = BTreeSet::new();
+    for dir in &folders {
+        let name = dir.join("/");
+        let mut edges: BTreeMap<(String, String), &Import> = BTreeMap::new();
+        for i in &imports {
+            let (Some(a), Some(b)) = (child_of(dir, &i.from, &file_modules), child_of(dir, &i.to, &file_modules))
+            else {
+                continue;
+            };
+            if a == b {
+                continue;
+            }
+            if CIRCLE_EXCEPTIONS.iter().any(|(m, x, y, _)| *m == name && *x == a && *y == b) {
+                used.insert((name.clone(), a, b));
+                continue;
+            }
+            edges.entry((a, b)).or_insert(i);
+        }
+        // A circle exists iff some edge a → b has a path back from b to a.
+        let reaches = |from: &str, to: &str| {
+            let mut seen = BTreeSet::from([from.to_owned()]);
+            let mut todo = vec![from.to_owned()];
+            while let Some(n) = todo.pop() {
+                if n == to {
+                    return true;
+                }
+                for (x, y) in edges.keys() {
+                    if *x == n && seen.insert(y.clone()) {
+                        todo.push(y.clone());
+                    }
+                }
+            }
+            false
+        };
+        let mut reported = BTreeSet::new();
+        for ((a, b), i) in &edges {
+            if reaches(b, a) && reported.insert(a.clone()) {
+                out.push(format!(
+                    "src/{}:{}: {name}: `{a}` imports `{b}`, which leads back to `{a}`: an import circle",
+                    i.file.display(),
+                    i.line
+                ));
+            }
+        }
+    }
+    for (m, a, b, _) in CIRCLE_EXCEPTIONS {
+        let in_sources = files.iter().any(|(rel, _)| rel.starts_with(m));
+        if in_sources && !used.contains(&((*m).to_owned(), (*a).to_owned(), (*b).to_owned())) {
+            out.push(format!("the exception {m}: {a} -> {b} is no longer needed: remove it from CIRCLE_EXCEPTIONS"));
+        }
+    }
+    out
+}
+
+/// Checks that import another family's check, or a module above the checks (the module's face,
+/// the crawl, the replay, the commands).
+fn check_imports(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in imports(files) {
+        for (folder, above) in CHECK_FOLDERS {
+            let folder: Vec<String> = folder.split('/').map(str::to_owned).collect();
+            let Some(family) = i.from.get(folder.len()).filter(|_| i.from.starts_with(&folder)) else { continue };
+            let to = i.to.join("/");
+            if i.to.starts_with(&folder) && i.to.get(folder.len()).is_none_or(|f| f != family) {
+                out.push(format!(
+                    "src/{}:{}: the check `{family}` imports `{to}`: a check never imports another check",
+                    i.file.display(),
+                    i.line
+                ));
+            } else if above.iter().any(|a| to == *a || (*a != folder[0] && to.starts_with(&format!("{a}/")))) {
+                out.push(format!(
+                    "src/{}:{}: the check `{family}` imports `{to}`, which drives the checks: checks read the model below them",
+                    i.file.display(),
+                    i.line
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circle_inside_a_module() {
+    let v = circles(&sources());
+    assert!(v.is_empty(), "{} import circle(s) inside modules (docs/development.md):\n{}", v.len(), v.join("\n"));
+}
+
+#[test]
+fn a_check_imports_no_other_check() {
+    let v = check_imports(&sources());
+    assert!(v.is_empty(), "{} check import(s) against the floors (docs/development.md):\n{}", v.len(), v.join("\n"));
+}
+
+#[test]
+fn planted_circles_and_check_imports_are_reported() {
+    let file = |p: &str, t: &str| (PathBuf::from(p), t.to_owned());
+    let planted = vec![
+        file("crossaudit/mod.rs", "mod load;\nmod model;\nmod invariants;\nmod crawl;\npub use load::Options;\n"),
+        // A circle written with `super::` one way and `crate::` the other.
+        file("crossaudit/load/mod.rs", "mod read;\nmod shard;\npub use read::load;\n"),
+        file("crossaudit/load/read.rs", "use super::shard::Plan;\n"),
+        file("crossaudit/load/shard.rs", "fn f() { crate::crossaudit::load::read::load(); }\n"),
+        // `use super::*` in an inline test module names the file itself, not its parent.
+        file("crossaudit/model.rs", "use super::load::Options;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n"),
+        file("crossaudit/invariants/mod.rs", "mod i1;\nmod i2;\n"),
+        file(
+            "crossaudit/invariants/i1.rs",
+            "use crate::crossaudit::model::Ctx;\nuse super::{i2::norm, super::crawl::verify};\nfn s() -> &'static str { \"crate::crossaudit::crawl\" }\n",
+        ),
+        file("crossaudit/invariants/i2.rs", "// use super::i1::x;\nfn g() { let _ = super::super::Options::new(); }\n"),
+        file("crossaudit/crawl/mod.rs", "mod verify;\n"),
+        file("crossaudit/crawl/verify.rs", "use crate::crossaudit::invariants::{i1, i2};\n"),
+        // The layer rule reads `super::` too: this is `stats` importing `crossaudit`.
+        file("stats/mod.rs", "use super::crossaudit::Options;\n"),
+    ];
+    assert_eq!(
+        circles(&planted),
+        vec![
+            "src/crossaudit/crawl/verify.rs:1: crossaudit: `crawl` imports `invariants`, which leads back to `crawl`: an import circle".to_owned(),
+            "src/crossaudit/invariants/i1.rs:2: crossaudit: `invariants` imports `crawl`, which leads back to `invariants`: an import circle".to_owned(),
+            "src/crossaudit/load/read.rs:1: crossaudit/load: `read` imports `shard`, which leads back to `read`: an import circle".to_owned(),
+            "src/crossaudit/load/shard.rs:1: crossaudit/load: `shard` imports `read`, which leads back to `shard`: an import circle".to_owned(),
+            "the exception crossaudit: stats_input -> mod is no longer needed: remove it from CIRCLE_EXCEPTIONS".to_owned(),
+        ]
+    );
+    assert_eq!(
+        check_imports(&planted),
+        vec![
+            "src/crossaudit/invariants/i1.rs:2: the check `i1` imports `crossaudit/invariants/i2`: a check never imports another check".to_owned(),
+            "src/crossaudit/invariants/i1.rs:2: the check `i1` imports `crossaudit/crawl/verify`, which drives the checks: checks read the model below them".to_owned(),
+            "src/crossaudit/invariants/i2.rs:2: the check `i2` imports `crossaudit`, which drives the checks: checks read the model below them".to_owned(),
+        ]
+    );
+    assert_eq!(
+        violations(&planted),
+        vec!["src/stats/mod.rs:1: stats -> crossaudit: `crossaudit` is a layer above `stats`".to_owned()]
     );
 }

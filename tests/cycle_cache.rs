@@ -1,4 +1,4 @@
-//! The per-receipt cache (issue 14, `src/crossaudit/memo.rs`) as a differential test: every
+//! The per-receipt cache (issue 14, `src/crossaudit/crawl/memo.rs`) as a differential test: every
 //! fixture ledger is verified without a cache, then into an empty cache, then from it, then
 //! with `--cache-audit`, and the four reports must be the same bytes. The fixtures are the
 //! forgeries and corner cases of the whole suite, so a key that misses an input shows up here

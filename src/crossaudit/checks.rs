@@ -669,3 +669,15 @@ pub static CHECKS: &[&Check] = &[
     &ADMISSION_RECORDS,
     &ADMISSION_UNOBSERVABLE,
 ];
+
+/// The invariants, with the guarantee each makes (paper Table 2).
+pub const INVARIANTS: [(&str, &str); 8] = [
+    ("I1", "the auditor never judges its own model family's output"),
+    ("I2", "supervision history replayable from the repositories"),
+    ("I3", "a report citing no rules, or an unverifiable Constitution, never passes"),
+    ("I4", "no model may waive a scripted hard failure"),
+    ("I5", "generator–auditor oscillation terminates"),
+    ("I6", "only BLOCKER findings gate; humans are interrupted only by escalation"),
+    ("I7", "a verdict binds commit, manifest and versions, or it is not a receipt"),
+    ("I8", "no audit, no admission"),
+];

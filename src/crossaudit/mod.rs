@@ -8,169 +8,54 @@
 //! implements the paper and reproduces the reference's decision as a named dialect in the
 //! evidence (`specs/crossaudit.md`).
 //!
-//! This file is the module's public surface; the commands live in `commands.rs`, the crawl
-//! they share in `crawl.rs`, the per-cycle checks by invariant in `check_*.rs` (driven by `verify.rs`), the
-//! cross-cycle replay in `replay.rs` and `rounds.rs`, the per-receipt cache in `memo.rs`,
-//! and the conversion for `stats` in `stats_input.rs`.
+//! This file is the module's public surface and declares nothing else. The module is built in
+//! floors, each importing only the floors below it (`docs/development.md`, "CrossAudit's
+//! floors"; `tests/architecture.rs` keeps it so): the check catalogue (`checks.rs`) and the
+//! record formats (`records/`, and the deployed ledger in `deployed/`); loading a ledger and the
+//! shard plan (`load/`); the model of one cycle every check reads (`model/`); one file per
+//! invariant family (`invariants/`), none importing another; the cross-cycle replay
+//! (`replay/`); the crawl that drives them and the per-receipt cache (`crawl/`); and on top the
+//! commands, their views and the front-door detector (`commands/`), beside the conversion for
+//! `stats` (`stats_input.rs`).
 
-pub mod batch;
-mod check_deployed;
-mod check_format;
-mod check_i1_vendors;
-mod check_i2_history;
-mod check_i3_citations;
-mod check_i4_precedence;
-mod check_i6_severity;
-mod check_i7_binding;
-mod check_i7_science;
-mod check_i8_admission;
-mod check_signed;
 pub mod checks;
 mod commands;
-pub mod config;
-pub mod constitution;
 mod crawl;
-pub mod dcl;
 pub mod demo;
 pub mod deployed;
-mod derive;
-pub mod detect;
-mod lifecycle;
+mod invariants;
 mod load;
-mod memo;
-pub mod receipt;
+mod model;
+mod records;
 mod replay;
-pub mod report_md;
-mod rounds;
-pub mod scope;
-pub mod shard;
-mod sigstore_receipt;
 pub mod stats_input;
-pub mod substitute;
-pub mod synthesis;
-mod verify;
-mod views;
 
-use std::collections::BTreeMap;
-
-use serde_json::json;
-
-pub use check_i8_admission::Admission;
-pub use commands::{ledger, lifecycle_records, receipt};
+pub use checks::INVARIANTS;
+pub use commands::ledger::{demo, ledger, lifecycle_records, receipt};
+pub use commands::views::conformance;
+pub use commands::{batch, detect};
+pub use crawl::substitute;
+pub use invariants::i8_admission::Admission;
 pub use load::{DialectChoice, Error, Options};
-pub use replay::cycle_id_for;
+pub use records::{config, constitution, dcl, receipt, report_md, scope, synthesis};
+pub use replay::controller::cycle_id_for;
 pub use shard::{Shard, ledger_shard, merge};
-pub use views::conformance;
 
 use crate::checks::Check;
-use crate::progress::Ctx;
-use crate::report::Report;
-use crawl::Run;
 
-/// Reads `data` as every kind of cache payload this module stores (a receipt's results, a
-/// tree diff); for the `cache_entry` fuzz target, which requires only that none panics.
-pub(crate) fn read_cache_payloads(data: &[u8]) {
-    memo::read_payload(data);
-    load::read_changes_payload(data);
+/// Sharding one ledger over machines (`docs/scale.md`): the plan a run follows
+/// (`load/shard.rs`) and the commands that make and merge the shards (`commands/shard.rs`).
+pub mod shard {
+    pub use super::commands::shard::{ledger_shard, merge};
+    pub use super::load::shard::{Plan, Shard};
 }
 
 /// Checks owned by this module.
 pub static CHECKS: &[&Check] = checks::CHECKS;
 
-/// The invariants, with the guarantee each makes (paper Table 2).
-pub const INVARIANTS: [(&str, &str); 8] = [
-    ("I1", "the auditor never judges its own model family's output"),
-    ("I2", "supervision history replayable from the repositories"),
-    ("I3", "a report citing no rules, or an unverifiable Constitution, never passes"),
-    ("I4", "no model may waive a scripted hard failure"),
-    ("I5", "generator–auditor oscillation terminates"),
-    ("I6", "only BLOCKER findings gate; humans are interrupted only by escalation"),
-    ("I7", "a verdict binds commit, manifest and versions, or it is not a receipt"),
-    ("I8", "no audit, no admission"),
-];
-
-fn inputs(report: &mut Report, opts: &Options, ledger: &load::Ledger) {
-    report.input("audit", opts.audit.display().to_string());
-    report.input("auditHead", ledger.audit_head.to_string());
-    if let Some(r) = &opts.audit_rev {
-        report.input("auditRev", r.clone());
-    }
-    report.input(
-        "science",
-        opts.science.as_ref().map_or(
-            if ledger.local { "(the ledger repository: product local mode)".to_owned() } else { "(none)".to_owned() },
-            |p| p.display().to_string(),
-        ),
-    );
-    report.input(
-        "dialect",
-        format!("{}{}", ledger.family.as_str(), if opts.dialect == DialectChoice::Auto { " (detected)" } else { "" }),
-    );
-    report.input("ledgerDir", ledger.ledger_dir.clone());
-    if let Some(h) = &opts.expect_audit_head {
-        report.input("expectAuditHead", h.clone());
-    }
-    if let Some(s) = &opts.expect_sha {
-        report.input("expectSha", s.clone());
-    }
-    if let Some(s) = &opts.expect_repo {
-        report.input("expectRepo", s.clone());
-    }
-    if let Some(p) = &opts.allowed_signers {
-        report.input("allowedSigners", p.display().to_string());
-    }
-    // Recorded so that `merge` re-runs the Sigstore checks with them (`shard::merge`).
-    if let Some(p) = &opts.sigstore.trusted_root {
-        report.input("trustedRoot", p.display().to_string());
-    }
-    if let Some(s) = &opts.sigstore.identity {
-        report.input("certificateIdentity", s.clone());
-    }
-    if let Some(s) = &opts.sigstore.issuer {
-        report.input("certificateOidcIssuer", s.clone());
-    }
-}
-
-fn stats(report: &mut Report, run: &Run) {
-    let mut verdicts: BTreeMap<String, u64> = BTreeMap::new();
-    for f in &run.facts {
-        if let Some(v) = &f.verdict {
-            *verdicts.entry(v.clone()).or_default() += 1;
-        }
-    }
-    let receipts = run.facts.iter().filter(|f| f.receipt.is_some()).count();
-    report.stats.insert("cycles".into(), json!(run.ledger.cycles.len()));
-    report.stats.insert("receipts".into(), json!(receipts));
-    report.stats.insert("verdicts".into(), json!(verdicts));
-    // How many blobs this run hashed depends on what a cache already held: work, not a figure
-    // of the ledger.
-    report.work.insert("blobsHashed".into(), run.hash_stats.blobs_hashed);
-    report.work.insert("bytesHashed".into(), run.hash_stats.bytes_hashed);
-}
-
-/// `crossverify demo`: writes the built-in demo ledger ([`mod@demo`], minted from
-/// `ledger-fixtures/demo-signed.toml`; with gix, no git CLI, no network) to a temporary directory and
-/// verifies it like `crossverify ledger`.
-///
-/// # Errors
-/// When the temporary directory cannot be written (exit 2).
-pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
-    let dir = tempfile::Builder::new()
-        .prefix("crossverify-demo-")
-        .tempdir()
-        .map_err(|e| Error::Usage(format!("creating a temporary directory for the demo ledger: {e}")))?;
-    demo::unpack(dir.path()).map_err(Error::Usage)?;
-    let mut opts = Options::new(&dir.path().join("audit"));
-    opts.science = Some(dir.path().join("science"));
-    opts.allowed_signers = Some(dir.path().join("allowed_signers"));
-    let mut report = ledger(&opts, ctx)?;
-    report.command = "demo".into();
-    // The ledger lives in a temporary directory; name it by what it is so output is stable.
-    report.input("audit", "<built-in demo>/audit");
-    report.input("science", "<built-in demo>/science");
-    report.input("allowedSigners", "<built-in demo>/allowed_signers");
-    report.input("scenario", "ledger-fixtures/demo-signed.toml");
-    // Its canonical paths name a temporary directory: the demo's output stays the same bytes.
-    report.inputs.remove("identities");
-    Ok(report)
+/// Reads `data` as every kind of cache payload this module stores (a receipt's results, a
+/// tree diff); for the `cache_entry` fuzz target, which requires only that none panics.
+pub(crate) fn read_cache_payloads(data: &[u8]) {
+    crawl::memo::read_payload(data);
+    load::read_changes_payload(data);
 }

@@ -5,12 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::model::{
-    AUDIT_REPORT, AUDIT_RESULT, DeployedCycle, DeployedLedger, REPORT_MANIFEST, RUN_METADATA, Record, find_finding_id,
-    is_full_digest,
+    AUDIT_REPORT, AUDIT_RESULT, AuditResult, DeployedCycle, DeployedLedger, REPORT_MANIFEST, RUN_METADATA, Record,
+    RunMetadata, find_finding_id, is_full_digest,
 };
-use super::time::parse_timestamp;
 use crate::checks::Check;
 use crate::report::{CheckResult, Level, Outcome};
+use crate::stats::time::parse_timestamp;
 
 /// The spec line of a deployed check: its anchor, then the notes every one of them follows.
 macro_rules! spec {
@@ -383,41 +383,7 @@ fn identity(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
         }
         ev.insert("report".into(), json!({"decision": decision, "audited_commit": commit}));
     }
-    match meta {
-        Some(m) => {
-            let parse = |name: &str, v: &Option<String>, failed: &mut Vec<String>, unknown: &mut Vec<String>| match v {
-                None => {
-                    unknown.push(format!("no {name}"));
-                    None
-                }
-                Some(s) => {
-                    let t = parse_timestamp(s);
-                    if t.is_none() {
-                        failed.push(format!("{name} {s:?} is not an ISO-8601 time with a zone"));
-                    }
-                    t
-                }
-            };
-            let s = parse("started_at", &m.started_at, &mut failed, &mut unknown);
-            let e = parse("completed_at", &m.completed_at, &mut failed, &mut unknown);
-            if let (Some(s), Some(e)) = (s, e) {
-                if e < s {
-                    failed.push(format!(
-                        "completed_at {} is before started_at {}",
-                        m.completed_at.as_deref().unwrap_or_default(),
-                        m.started_at.as_deref().unwrap_or_default()
-                    ));
-                }
-                ev.insert(
-                    "audit_minutes".into(),
-                    serde_json::Number::from_f64(s.minutes_until(e)).map_or(Value::Null, Value::Number),
-                );
-            }
-            ev.insert("started_at".into(), m.started_at.clone().into());
-            ev.insert("completed_at".into(), m.completed_at.clone().into());
-        }
-        None => unknown.push(format!("{RUN_METADATA} unavailable: times unknown")),
-    }
+    times(meta, &mut failed, &mut unknown, &mut ev);
     let mut r = if !failed.is_empty() {
         CheckResult::new(&RECORD_IDENTITY, Outcome::Failed, &c.label, failed.join("; "))
     } else if !unknown.is_empty() {
@@ -437,6 +403,51 @@ fn identity(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
     };
     r.evidence.extend(ev);
     out.push(at(r, &c.path));
+}
+
+/// The run's start and completion times (part of CV-A013): each an ISO-8601 time
+/// with a zone, completion not before start; the audit's minutes go into the evidence.
+fn times(
+    meta: Option<&RunMetadata>,
+    failed: &mut Vec<String>,
+    unknown: &mut Vec<String>,
+    ev: &mut BTreeMap<String, Value>,
+) {
+    match meta {
+        Some(m) => {
+            let parse = |name: &str, v: &Option<String>, failed: &mut Vec<String>, unknown: &mut Vec<String>| match v {
+                None => {
+                    unknown.push(format!("no {name}"));
+                    None
+                }
+                Some(s) => {
+                    let t = parse_timestamp(s);
+                    if t.is_none() {
+                        failed.push(format!("{name} {s:?} is not an ISO-8601 time with a zone"));
+                    }
+                    t
+                }
+            };
+            let s = parse("started_at", &m.started_at, failed, unknown);
+            let e = parse("completed_at", &m.completed_at, failed, unknown);
+            if let (Some(s), Some(e)) = (s, e) {
+                if e < s {
+                    failed.push(format!(
+                        "completed_at {} is before started_at {}",
+                        m.completed_at.as_deref().unwrap_or_default(),
+                        m.started_at.as_deref().unwrap_or_default()
+                    ));
+                }
+                ev.insert(
+                    "audit_minutes".into(),
+                    serde_json::Number::from_f64(s.minutes_until(e)).map_or(Value::Null, Value::Number),
+                );
+            }
+            ev.insert("started_at".into(), m.started_at.clone().into());
+            ev.insert("completed_at".into(), m.completed_at.clone().into());
+        }
+        None => unknown.push(format!("{RUN_METADATA} unavailable: times unknown")),
+    }
 }
 
 fn manifest(c: &DeployedCycle, out: &mut Vec<CheckResult>, at: &At<'_>) {
@@ -659,11 +670,6 @@ fn lifecycle(ledger: &DeployedLedger, out: &mut Vec<CheckResult>, at: &At<'_>) {
     }
     // Per project: findings do not carry over between projects' ledgers.
     for project in ledger.projects() {
-        #[derive(Clone, Copy, PartialEq)]
-        enum State {
-            Open,
-            Closed,
-        }
         let mut state: BTreeMap<String, (State, String)> = BTreeMap::new();
         let mut any_closure = false;
         for c in cycles.iter().filter(|c| c.project == project) {
@@ -671,44 +677,7 @@ fn lifecycle(ledger: &DeployedLedger, out: &mut Vec<CheckResult>, at: &At<'_>) {
             let path = format!("{}/{AUDIT_RESULT}", c.path);
             if !r.verified_closed.is_empty() {
                 any_closure = true;
-                let mut unknown = Vec::new();
-                let mut readings = Vec::new();
-                for e in &r.verified_closed {
-                    match e.id.as_deref() {
-                        Some(id) if state.contains_key(id) => {}
-                        _ => {
-                            unknown.push(e.id.clone().unwrap_or_else(|| format!("{:?}", e.raw)));
-                            if e.id != e.id_anywhere {
-                                readings.push(
-                                    json!({"entry": e.raw, "mining_reading": e.id, "analysis_reading": e.id_anywhere}),
-                                );
-                            }
-                        }
-                    }
-                }
-                let named: Vec<String> = r.verified_closed.iter().map(|e| e.raw.clone()).collect();
-                let res = if unknown.is_empty() {
-                    CheckResult::new(
-                        &UNKNOWN_CLOSURE,
-                        Outcome::Passed,
-                        &c.label,
-                        format!("all {} verified closure(s) name findings raised earlier", named.len()),
-                    )
-                } else {
-                    CheckResult::new(
-                        &UNKNOWN_CLOSURE,
-                        Outcome::Failed,
-                        &c.label,
-                        format!(
-                            "verifies {} closed, but no earlier cycle raised {}",
-                            unknown.join(", "),
-                            if unknown.len() == 1 { "it" } else { "them" }
-                        ),
-                    )
-                    .with("unknown", unknown)
-                    .with("readings", readings)
-                };
-                out.push(at(res.with("closed", named), &path));
+                unknown_closure(c, r, &state, &path, out, at);
                 let mut twice = Vec::new();
                 for e in &r.verified_closed {
                     let Some(id) = e.id.as_deref() else { continue };
@@ -749,4 +718,59 @@ fn lifecycle(ledger: &DeployedLedger, out: &mut Vec<CheckResult>, at: &At<'_>) {
             }
         }
     }
+}
+
+/// Whether a finding is open or closed as the walk through a project's cycles left it.
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Open,
+    Closed,
+}
+
+/// CV-A016 for one cycle: every finding it verifies closed was raised by an
+/// earlier cycle of its project.
+fn unknown_closure(
+    c: &DeployedCycle,
+    r: &AuditResult,
+    state: &BTreeMap<String, (State, String)>,
+    path: &str,
+    out: &mut Vec<CheckResult>,
+    at: &At<'_>,
+) {
+    let mut unknown = Vec::new();
+    let mut readings = Vec::new();
+    for e in &r.verified_closed {
+        match e.id.as_deref() {
+            Some(id) if state.contains_key(id) => {}
+            _ => {
+                unknown.push(e.id.clone().unwrap_or_else(|| format!("{:?}", e.raw)));
+                if e.id != e.id_anywhere {
+                    readings.push(json!({"entry": e.raw, "mining_reading": e.id, "analysis_reading": e.id_anywhere}));
+                }
+            }
+        }
+    }
+    let named: Vec<String> = r.verified_closed.iter().map(|e| e.raw.clone()).collect();
+    let res = if unknown.is_empty() {
+        CheckResult::new(
+            &UNKNOWN_CLOSURE,
+            Outcome::Passed,
+            &c.label,
+            format!("all {} verified closure(s) name findings raised earlier", named.len()),
+        )
+    } else {
+        CheckResult::new(
+            &UNKNOWN_CLOSURE,
+            Outcome::Failed,
+            &c.label,
+            format!(
+                "verifies {} closed, but no earlier cycle raised {}",
+                unknown.join(", "),
+                if unknown.len() == 1 { "it" } else { "them" }
+            ),
+        )
+        .with("unknown", unknown)
+        .with("readings", readings)
+    };
+    out.push(at(res.with("closed", named), path));
 }

@@ -34,9 +34,6 @@
 mod checks;
 mod load;
 mod model;
-// The timestamp reading is generic (stats owns it); `checks` reaches it as `super::time`.
-use crate::stats::time;
-
 pub use crate::stats::time::{Timestamp, parse_timestamp};
 pub use checks::{
     CHECKS, CLOSED_TWICE, CLOSED_WHILE_OPEN, DECISION_SCOPES, MANIFEST_DIGESTS, NUMBERING_GAP, RECORD_IDENTITY,

@@ -1,0 +1,139 @@
+//! `crossverify verify PATH`, CrossAudit's side: whether PATH holds CrossAudit records, what
+//! they are, and the command that verifies them. Detection reads names and markers only; the
+//! command it picks verifies everything, so a wrong guess can refuse but never pass.
+
+use std::path::{Path, PathBuf};
+
+use crate::crossaudit::deployed;
+use crate::crossaudit::load::{self, Options};
+use crate::git::Repo;
+use crate::progress::Ctx;
+use crate::report::Report;
+use crate::stats::input::{ANALYSIS, CYCLES_B, CYCLES_JSONL, LIFECYCLE, SUMMARY};
+
+/// What was found, and how it is verified.
+#[derive(Debug, Clone)]
+pub struct Detected {
+    /// What PATH holds, in words.
+    pub what: String,
+    /// The equivalent command line (what the user can run next time).
+    pub command: String,
+    run: Verify,
+}
+
+#[derive(Debug, Clone)]
+enum Verify {
+    /// `crossverify ledger --audit PATH [--science S]`.
+    Ledger { audit: PathBuf, science: Option<PathBuf> },
+    /// `crossverify receipt RECEIPT --audit ROOT --science S`.
+    Receipt { receipt: PathBuf, audit: PathBuf, science: PathBuf },
+    /// `crossverify stats PATH [--science S]`.
+    Stats { path: PathBuf, science: Option<PathBuf> },
+}
+
+const RECORD_FILES: [&str; 5] = [CYCLES_JSONL, CYCLES_B, SUMMARY, LIFECYCLE, ANALYSIS];
+
+/// Whether `path` holds CrossAudit records, and which. `science` is the science repository the
+/// caller gave, passed on to the command chosen.
+#[must_use]
+pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
+    let sci = |cmd: String| match science {
+        Some(s) => format!("{cmd} --science {}", s.display()),
+        None => cmd,
+    };
+    let shown = path.display();
+    if path.is_file() {
+        let name = path.file_name()?.to_str()?;
+        if RECORD_FILES.contains(&name) {
+            return Some(Detected {
+                what: format!("CrossAudit ledger records ({name})"),
+                command: sci(format!("crossverify stats {shown}")),
+                run: Verify::Stats { path: path.to_owned(), science: science.map(Path::to_path_buf) },
+            });
+        }
+        if name == "receipt.json" || name.ends_with(".receipt.json") {
+            let root = path.canonicalize().ok()?.ancestors().skip(1).find(|d| d.join(".git").exists())?.to_owned();
+            let science = science.map_or_else(|| root.clone(), Path::to_path_buf);
+            return Some(Detected {
+                what: format!("a CrossAudit receipt in the ledger repository {}", root.display()),
+                command: format!(
+                    "crossverify receipt {shown} --audit {} --science {}",
+                    root.display(),
+                    science.display()
+                ),
+                run: Verify::Receipt { receipt: path.to_owned(), audit: root, science },
+            });
+        }
+        return None;
+    }
+    if !path.is_dir() {
+        return None;
+    }
+    if [CYCLES_JSONL, CYCLES_B].iter().any(|f| path.join(f).is_file()) {
+        return Some(Detected {
+            what: "CrossAudit ledger records (mined or analysis records)".into(),
+            command: sci(format!("crossverify stats {shown}")),
+            run: Verify::Stats { path: path.to_owned(), science: science.map(Path::to_path_buf) },
+        });
+    }
+    let what = ledger_kind(path)?;
+    Some(Detected {
+        what,
+        command: sci(format!("crossverify ledger --audit {shown}")),
+        run: Verify::Ledger { audit: path.to_owned(), science: science.map(Path::to_path_buf) },
+    })
+}
+
+/// The ledger layouts a directory or repository holds, described; `None` when it holds none.
+fn ledger_kind(path: &Path) -> Option<String> {
+    if deployed::is_repository(path).unwrap_or(false) {
+        let layouts = load::receipt_layouts(&Options::new(path)).unwrap_or_default();
+        if !layouts.is_empty() {
+            return Some(format!("a CrossAudit ledger in a git repository: {}", layouts.join(" and ")));
+        }
+        let repo = Repo::open(path).ok()?;
+        let head = repo.resolve("HEAD").ok()?;
+        let dirs = deployed::cycle_dirs_git(&repo, head).ok()?;
+        return (!dirs.is_empty()).then(|| {
+            format!("a deployed CrossAudit ledger in a git repository ({} CYCLE-NNNNNN directories)", dirs.len())
+        });
+    }
+    let l = deployed::load_dir(path, Ctx::silent()).ok()?;
+    Some(format!("a deployed CrossAudit ledger in a plain directory ({} CYCLE-NNNNNN directories)", l.cycles.len()))
+}
+
+/// Why the detected command could not run (exit 2).
+pub type RunError = Box<dyn std::error::Error + Send + Sync>;
+
+impl Detected {
+    /// Runs the detected command.
+    ///
+    /// # Errors
+    /// As the command chosen: inputs that cannot be used (exit 2).
+    pub fn run(&self, ctx: Ctx<'_>) -> Result<Report, RunError> {
+        match &self.run {
+            Verify::Ledger { audit, science } => {
+                let mut o = Options::new(audit);
+                o.science.clone_from(science);
+                Ok(super::ledger::ledger(&o, ctx)?)
+            }
+            Verify::Receipt { receipt, audit, science } => {
+                let mut o = Options::new(audit);
+                o.science = Some(science.clone());
+                Ok(super::ledger::receipt(&o, Some(receipt), false, ctx)?)
+            }
+            Verify::Stats { path, science } => {
+                let opts = crate::stats::Options {
+                    path,
+                    rev: None,
+                    claims: None,
+                    science: science.as_deref(),
+                    science_rev: None,
+                };
+                Ok(crate::stats::command(&opts, || {
+                    crate::crossaudit::stats_input::read(path, None, science.as_deref(), ctx)
+                })?)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! v1 and schema-2 ledgers in the statistics record model.
+//!
+//! These formats give findings no stable IDs and keep no verified-closed list, so the
+//! conversion states its two readings: a finding's ID is its dispute key `<rule>@<artifact>`
+//! (the product's own `finding_key`), and a finding listed in one round of a controller cycle
+//! and absent from the next round of the same cycle counts as closed by that round's audit.
+
+use std::collections::BTreeMap;
+
+use crate::crossaudit::load::Ledger;
+use crate::crossaudit::model::CycleFacts;
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Records};
+
+fn iso(epoch: i64) -> Option<String> {
+    // Days from the civil calendar (Howard Hinnant's algorithm), so no clock is consulted.
+    let days = epoch.div_euclid(86_400);
+    let secs = epoch.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60))
+}
+
+/// Converts a verified ledger into statistics records.
+pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
+    let kind = match ledger.family {
+        crate::crossaudit::records::receipt::Family::V1 => crate::crossaudit::stats_input::kind::V1_LEDGER,
+        crate::crossaudit::records::receipt::Family::Schema2 => crate::crossaudit::stats_input::kind::SCHEMA2_LEDGER,
+    };
+    let mut r = Records::new(kind);
+    // Findings of the previous round, per controller cycle, to infer closures.
+    let mut previous: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (c, f) in ledger.cycles.iter().zip(facts) {
+        let receipt = f.receipt.as_ref();
+        let mut findings = Vec::new();
+        if let Some(Ok(d)) = &c.dcl {
+            for x in &d.findings {
+                findings.push(FindingRecord {
+                    id: format!("{}@{}", x.rule, x.artifact),
+                    severity: Some(x.severity.clone()),
+                    scopes: None,
+                    source: Some("DETERMINISTIC".into()),
+                    finding_class: None,
+                    rules: vec![x.rule.clone()],
+                    title_sha16: None,
+                });
+            }
+        }
+        if let Some((_, rep)) = &c.report {
+            for b in &rep.model_findings {
+                findings.push(FindingRecord {
+                    id: format!("{}@{}", b.rule, b.artifact),
+                    severity: Some(b.severity.clone()),
+                    scopes: None,
+                    source: Some("JUDGMENT".into()),
+                    finding_class: None,
+                    rules: vec![b.rule.clone()],
+                    title_sha16: None,
+                });
+            }
+        }
+        let ids: Vec<String> = findings.iter().map(|x| x.id.clone()).collect();
+        let closed = f.cycle_id.as_ref().map(|cid| {
+            let before = previous.insert(cid.clone(), ids.clone()).unwrap_or_default();
+            before.iter().filter(|id| !ids.contains(id)).map(|id| Closure::plain(id)).collect()
+        });
+        let started = c
+            .exchange
+            .as_ref()
+            .and_then(|e| e.as_ref().ok())
+            .and_then(|e| e.get("started_at"))
+            .and_then(crate::json::Value::as_i64)
+            .and_then(iso);
+        r.cycles.push(CycleRecord {
+            id: c.name.clone(),
+            number: None,
+            audited_commit: receipt.and_then(|x| x.sha.clone()),
+            decision: f.verdict.clone(),
+            model: receipt.and_then(|x| x.auditor_model.clone()),
+            runner: Some(match ledger.family {
+                crate::crossaudit::records::receipt::Family::V1 => "crossaudit v1 runner".into(),
+                crate::crossaudit::records::receipt::Family::Schema2 => {
+                    format!("crossaudit {}", receipt.and_then(|x| x.verifier_version.clone()).unwrap_or_default())
+                }
+            }),
+            started_at: started,
+            completed_at: None,
+            findings: receipt.map(|_| findings),
+            verified_closed: closed,
+        });
+    }
+    r.unsupported(&["audit_minutes", "gap_minutes"], "v1 and schema-2 ledgers record no audit completion time");
+    r.unsupported(&["closure_lag_cycle_numbers"], "cycle directories of v1 and schema-2 ledgers carry no cycle number");
+    r.unsupported(&["scopes"], "v1 and schema-2 findings gate the increment as a whole: there are no blocked scopes");
+    r.caveat("closed", "inferred: a finding listed in one round of a controller cycle and absent from the next round of the same cycle; finding IDs are `<rule>@<artifact>`");
+    r
+}

@@ -1,0 +1,286 @@
+//! The per-receipt cache (issue 14, `docs/scale.md`): one cycle's results and the facts the
+//! ledger-level replay needs, kept between runs so that re-verifying a grown ledger re-reads
+//! only the cycles it has not seen.
+//!
+//! A cycle's verification is a pure function of immutable inputs only under conditions, so the
+//! key and the rules below are deliberately narrow:
+//! - The key hashes everything [`crate::crossaudit::crawl::verify::check_cycle`] reads that is not content-addressed
+//!   by it: the tool build, the run's options that reach per-cycle results, the ledger's
+//!   layout, and the cycle itself (its files' blob ids, the commits that added its receipt and
+//!   report, the receipt's position in the audit history). The receipt's bytes, the science
+//!   commit it names, the Constitution, config and check-layer blobs are all reached from those
+//!   ids, so they are covered without being read.
+//! - Three answers depend on repositories that grow: whether the science repository holds the
+//!   audited commit, and whether the audit repository holds the report commit and has it in
+//!   the audit head's history. They are stored with the entry and asked again on every hit; a
+//!   changed answer is a miss.
+//! - Objects can also disappear (a partial clone, a pruned or damaged repository): an entry is
+//!   used only while the repositories still hold every object its cycle could have read
+//!   (`Memo::held`, a superset), so the cache never answers for evidence that is gone.
+//! - Only definite cycles are stored: a cycle with an `untested` result, or a `cantTell` other
+//!   than the records' own (CV-A708), or a shallow science repository (missing history, an
+//!   object not fetched yet) is recomputed every run, since the evidence it lacked may arrive. So are receipts given on the command line, sharded and
+//!   merged runs, and ledgers without full history.
+//!
+//! Everything across cycles (history, rounds, admission, replay) is recomputed every run.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use crate::cache::Cache;
+use crate::crossaudit::crawl::verify;
+use crate::crossaudit::load::{Cycle, Ledger, Options};
+use crate::crossaudit::model::{self, CycleFacts};
+use crate::git::{EntryKind, ObjectId, Repo};
+use crate::report::{CheckResult, Outcome};
+
+/// What a stored entry means; bump when the payload or the key's parts change meaning.
+const LAYOUT: &str = "crossaudit-cycle/1";
+
+/// Prefix of the table keys of this kind of entry.
+pub(crate) const KIND: &str = "cycle/";
+
+/// What one cycle's entry holds.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    deps: Deps,
+    results: Vec<CheckResult>,
+    facts: CycleFacts,
+}
+
+/// The answers asked again on every hit.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Deps {
+    /// The audited commit, and whether the science repository holds it.
+    science: Option<(String, bool)>,
+    /// The receipt's report commit, whether the audit repository holds it, and whether it is in
+    /// the audit head's history.
+    report_commit: Option<(String, bool, bool)>,
+}
+
+/// The per-receipt cache of one run.
+pub(crate) struct Memo<'a> {
+    cache: Option<&'a Cache>,
+    base: [u8; 32],
+    /// Every commit in the audit head's history (the ledger's history walk).
+    history: Option<&'a HashMap<ObjectId, usize>>,
+    /// Every (commit, tree) of that history.
+    commits: &'a [(ObjectId, ObjectId)],
+    /// Whether the audit repository still holds every object of that history (asked once per
+    /// run, on the first entry found).
+    audit_whole: OnceLock<bool>,
+    /// Trees of each repository found whole (every tree and blob below them held) or not.
+    whole: [Mutex<HashMap<ObjectId, bool>>; 2],
+}
+
+/// Which repository a tree is in, for [`Memo::whole`].
+#[derive(Clone, Copy)]
+enum Side {
+    Audit = 0,
+    Science = 1,
+}
+
+impl<'a> Memo<'a> {
+    /// The cache for `ledger` under `opts`; off without a cache, for shards and merges (whose
+    /// per-cycle results depend on the plan), and without the full audit history.
+    pub(crate) fn new(opts: &'a Options, ledger: &'a Ledger) -> Self {
+        let history = ledger.history.as_ref().ok().map(|h| &h.position);
+        let commits = ledger.history.as_ref().map_or(&[][..], |h| h.commits.as_slice());
+        let cache = opts.cache.as_deref().filter(|_| opts.shard.is_none() && history.is_some());
+        let mut h = Sha256::new();
+        let mut part = |b: &[u8]| {
+            h.update((b.len() as u64).to_le_bytes());
+            h.update(b);
+        };
+        part(LAYOUT.as_bytes());
+        part(env!("CARGO_PKG_VERSION").as_bytes());
+        part(crate::report::BUILD_COMMIT.unwrap_or("").as_bytes());
+        // Results name these paths and options; a change to any is another run.
+        part(opts.audit.to_string_lossy().as_bytes());
+        part(opts.science.as_ref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
+        part(format!("{:?}", opts.dialect).as_bytes());
+        part(opts.expect_sha.as_deref().unwrap_or("\0").as_bytes());
+        part(opts.expect_repo.as_deref().unwrap_or("\0").as_bytes());
+        part(ledger.family.as_str().as_bytes());
+        part(ledger.ledger_dir.as_bytes());
+        part(&[u8::from(ledger.local), u8::from(ledger.science.is_some())]);
+        Memo {
+            cache,
+            base: h.finalize().into(),
+            history,
+            commits,
+            audit_whole: OnceLock::new(),
+            whole: [Mutex::default(), Mutex::default()],
+        }
+    }
+
+    /// The cycle's results and facts: from the cache when an authenticated entry exists and
+    /// its dependencies still hold, else computed (and stored when definite).
+    pub(crate) fn cycle(
+        &self,
+        vctx: &model::Ctx<'_>,
+        audit: &Repo,
+        science: Option<&Repo>,
+        cycle: &Cycle,
+        buf: &mut Vec<u8>,
+    ) -> (Vec<CheckResult>, CycleFacts) {
+        let compute = |buf: &mut Vec<u8>| verify::check_cycle(vctx, audit, science, cycle, buf);
+        let (Some(cache), Some(key)) = (self.cache, self.key(cycle)) else { return compute(buf) };
+        let payload = cache.get(&key);
+        let cached = payload.as_deref().and_then(|p| serde_json::from_slice::<Stored>(p).ok());
+        if payload.is_some() && cached.is_none() {
+            cache.unusable(&key);
+        }
+        // An entry stands for objects read when it was written: it answers only while the
+        // repositories still hold them (a partial clone, a pruned or damaged repository would
+        // make the computation below report them missing).
+        let current = cached
+            .as_ref()
+            .filter(|s| self.held(audit, science, cycle, &s.facts))
+            .map(|s| self.deps(audit, science, &s.facts));
+        if let Some(stored) = &cached
+            && current.as_ref() != Some(&stored.deps)
+        {
+            // The repositories changed under the entry: a miss, and the entry is replaced.
+            cache.superseded(&key);
+        }
+        if let Some(stored) = cached
+            && current.as_ref() == Some(&stored.deps)
+        {
+            if !cache.is_auditing() {
+                return (stored.results, stored.facts);
+            }
+            // `--cache-audit`: the entry must be exactly what this run computes.
+            let (results, facts) = compute(buf);
+            let again = Stored { deps: self.deps(audit, science, &facts), results, facts };
+            let fresh = serde_json::to_vec(&again).ok();
+            let agreed = fresh == payload;
+            cache.audit_result(agreed);
+            if let Some(p) = fresh.filter(|_| !agreed && definite(cycle, science, &again.results, &again.facts)) {
+                cache.put(&key, &p);
+            }
+            return (again.results, again.facts);
+        }
+        let (results, facts) = compute(buf);
+        if definite(cycle, science, &results, &facts) {
+            let stored = Stored { deps: self.deps(audit, science, &facts), results, facts };
+            if let Ok(payload) = serde_json::to_vec(&stored) {
+                cache.put(&key, &payload);
+            }
+            return (stored.results, stored.facts);
+        }
+        (results, facts)
+    }
+
+    /// The table key of `cycle`, or `None` when its result is not a function of its ids.
+    fn key(&self, cycle: &Cycle) -> Option<Vec<u8>> {
+        let (receipt, (added, position)) = (cycle.receipt_blob?, cycle.added_in?);
+        if cycle.receipt_given.is_some() || cycle.unrecorded {
+            return None;
+        }
+        let mut h = Sha256::new();
+        let mut part = |b: &[u8]| {
+            h.update((b.len() as u64).to_le_bytes());
+            h.update(b);
+        };
+        part(&self.base);
+        part(cycle.name.as_bytes());
+        part(cycle.path.as_bytes());
+        for (name, (kind, id)) in &cycle.files {
+            part(name.as_bytes());
+            part(format!("{kind:?}").as_bytes());
+            part(id.as_bytes());
+        }
+        part(receipt.as_bytes());
+        part(added.as_bytes());
+        part(&(position as u64).to_le_bytes());
+        part(cycle.report_added_in.as_ref().map_or(&[][..], |i| i.as_bytes()));
+        part(&cycle.report.as_ref().map_or([0; 32], |(d, _)| d.0));
+        Some([KIND.as_bytes(), h.finalize().as_slice()].concat())
+    }
+
+    /// Whether every object the cycle's verification could have read is still readable: the
+    /// cycle's files and receipt, every commit of the audit history with every tree and blob
+    /// below it (the Constitution, config and check layer in force, the reports), and the
+    /// audited science commit and its first parent with every tree and blob below them. A
+    /// superset of what was read, so an object that is gone and was never read costs a
+    /// recomputation, never a wrong answer.
+    fn held(&self, audit: &Repo, science: Option<&Repo>, cycle: &Cycle, facts: &CycleFacts) -> bool {
+        if !cycle.receipt_blob.into_iter().chain(cycle.files.values().map(|(_, id)| *id)).all(|id| audit.has(id)) {
+            return false;
+        }
+        let audit_whole = *self.audit_whole.get_or_init(|| {
+            self.commits.iter().all(|(commit, tree)| audit.has(*commit) && self.whole(audit, Side::Audit, *tree))
+        });
+        if !audit_whole {
+            return false;
+        }
+        let (Some(science), Some(sha)) = (science, facts.sha.as_deref()) else { return true };
+        let Some(id) = ObjectId::from_hex(sha.as_bytes()).ok().filter(|i| science.has(*i)) else {
+            // Not held when stored either, or [`Deps`] tells the difference.
+            return true;
+        };
+        let Ok(commit) = science.commit(id) else { return false };
+        let parent = match commit.parents.first() {
+            None => Some(None),
+            Some(p) => science.commit(*p).ok().map(|c| Some(c.tree)),
+        };
+        let Some(parent) = parent else { return false };
+        self.whole(science, Side::Science, commit.tree) && parent.is_none_or(|t| self.whole(science, Side::Science, t))
+    }
+
+    /// Whether `repo` holds `tree` and every tree and blob below it (submodules are other
+    /// repositories). Remembered per tree id, so shared subtrees are read once per run.
+    fn whole(&self, repo: &Repo, side: Side, tree: ObjectId) -> bool {
+        let memo = &self.whole[side as usize];
+        if let Some(known) = memo.lock().expect("never poisoned: nothing panics while holding it").get(&tree) {
+            return *known;
+        }
+        let answer = repo.tree_children(tree).is_ok_and(|children| {
+            children.iter().all(|(_, kind, id)| match kind {
+                EntryKind::Tree => self.whole(repo, side, *id),
+                EntryKind::Submodule => true,
+                _ => repo.has(*id),
+            })
+        });
+        memo.lock().expect("never poisoned: nothing panics while holding it").insert(tree, answer);
+        answer
+    }
+
+    fn deps(&self, audit: &Repo, science: Option<&Repo>, facts: &CycleFacts) -> Deps {
+        let id = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
+        let science = facts.sha.as_ref().map(|sha| {
+            let held = id(sha).zip(science).is_some_and(|(i, s)| s.has(i));
+            (sha.clone(), held)
+        });
+        let report_commit = facts.receipt.as_ref().and_then(|r| r.report_commit.as_ref()).map(|rc| {
+            let i = id(rc);
+            let held = i.is_some_and(|i| audit.has(i));
+            let in_history = i.zip(self.history).is_some_and(|(i, h)| h.contains_key(&i));
+            (rc.clone(), held, in_history)
+        });
+        Deps { science, report_commit }
+    }
+}
+
+/// A cycle worth storing: its receipt parsed, its science repository complete, and no result
+/// waiting for evidence that may still arrive. CV-A708's `cantTell` is a property of the
+/// records (digests bound to files the ledger never publishes), not of what was fetched.
+fn definite(cycle: &Cycle, science: Option<&Repo>, results: &[CheckResult], facts: &CycleFacts) -> bool {
+    facts.receipt.is_some()
+        && cycle.receipt_given.is_none()
+        && science.is_none_or(|s| s.shallow_hint().is_none())
+        && results.iter().all(|r| match r.outcome {
+            Outcome::Untested => false,
+            Outcome::CantTell => crate::crossaudit::invariants::i7::binding::cant_tell_is_permanent(&r.code),
+            _ => true,
+        })
+}
+
+/// Whether `data` reads as a stored entry (the fuzz target's entry point).
+pub(crate) fn read_payload(data: &[u8]) -> bool {
+    serde_json::from_slice::<Stored>(data).is_ok()
+}
