@@ -38,6 +38,7 @@ pub mod detect;
 mod lifecycle;
 mod load;
 mod memo;
+pub mod protocol;
 pub mod receipt;
 mod replay;
 pub mod report_md;

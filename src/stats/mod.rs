@@ -76,6 +76,18 @@ pub struct Options<'a> {
     pub science_rev: Option<&'a str>,
 }
 
+/// A protocol's statistics adapter: which paths it reads, and its reader of them into the
+/// neutral records (the protocol declares, in the [`model::InputKind`] of what it read, which
+/// figures those records can support).
+#[derive(Debug, Clone, Copy)]
+pub struct Adapter {
+    /// Whether a path holds this protocol's records; `None` for the one adapter that reads
+    /// whatever no other recognises (its reader says what it looked for when it finds nothing).
+    pub recognises: Option<fn(&Path) -> bool>,
+    /// Reads `opts.path` (at `opts.rev`).
+    pub read: fn(&Options<'_>, crate::progress::Ctx<'_>) -> Result<input::Input, Error>,
+}
+
 /// `crossverify stats`: `read` is the protocol's reader of `opts.path` at `opts.rev`, called
 /// after the claims file is read so that the errors keep their order.
 ///
