@@ -11,7 +11,7 @@
 //! This file is the module's public surface; the commands live in `commands.rs`, the crawl
 //! they share in `crawl.rs`, the per-cycle checks by invariant in `check_*.rs` (driven by `verify.rs`), the
 //! cross-cycle replay in `replay.rs` and `rounds.rs`, the per-receipt cache in `memo.rs`,
-//! and the conversion for `stats` in `stats_input.rs`.
+//! and the conversion for `stats` in `stats/input.rs`.
 
 pub mod batch;
 mod check_deployed;
@@ -46,7 +46,8 @@ mod rounds;
 pub mod scope;
 pub mod shard;
 mod sigstore_receipt;
-pub mod stats_input;
+pub mod stats;
+pub use stats::input as stats_input;
 pub mod substitute;
 pub mod synthesis;
 mod verify;

@@ -24,7 +24,6 @@ pub mod input;
 pub mod model;
 pub mod num;
 mod published;
-pub mod rules;
 pub mod science;
 pub mod time;
 mod views;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
 
-use super::deployed::{self, ClosureEntry, DeployedLedger, LoadError, cycle_number};
+use super::rules::{self, Patterns};
+use crate::crossaudit::deployed::{self, ClosureEntry, DeployedLedger, LoadError, cycle_number};
 use crate::git::{self, Repo, Scope};
 use crate::json::Value;
 use crate::manifest::Digest;
@@ -15,7 +16,6 @@ use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::input::{ANALYSIS, CYCLES_B, CYCLES_JSONL, Input, LIFECYCLE, Published, SUMMARY};
 use crate::stats::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
-use crate::stats::rules::{self, Patterns};
 use crate::stats::{Error, RECORDS_READABLE};
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
@@ -135,18 +135,18 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                 Some(mut input) => {
                     // A receipt ledger in git: crawl it as `crossverify ledger` does and
                     // convert its cycles.
-                    let mut o = super::Options::new(path);
+                    let mut o = crate::crossaudit::Options::new(path);
                     o.audit_rev = Some(commit.to_string());
                     o.science = science.map(Path::to_path_buf);
-                    let records = super::lifecycle_records(&o, ctx).map_err(|e| match e {
+                    let records = crate::crossaudit::lifecycle_records(&o, ctx).map_err(|e| match e {
                         // The operator's input is wrong (a paired ledger without its science
                         // repository, the wrong one): could not run, with the fix, as `ledger`.
-                        super::Error::Usage(m) => Error::Input(m),
+                        crate::crossaudit::Error::Usage(m) => Error::Input(m),
                         // Figures over one layout of a mixed ledger would describe a part as
                         // the whole: the layouts are named, as `ledger` names them (CV-A005).
-                        e @ super::Error::MixedLayouts(_) => Error::Input(e.to_string()),
-                        super::Error::Git(g) => Error::Git(g),
-                        super::Error::Interrupted(i) => Error::Interrupted(i),
+                        e @ crate::crossaudit::Error::MixedLayouts(_) => Error::Input(e.to_string()),
+                        crate::crossaudit::Error::Git(g) => Error::Git(g),
+                        crate::crossaudit::Error::Interrupted(i) => Error::Interrupted(i),
                     })?;
                     input.records = records;
                     input.results.clear();
