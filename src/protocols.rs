@@ -2,8 +2,8 @@
 //! look codes up, list them, explain them, and put each check's documentation and each
 //! family's presentation choices into a report before it is rendered.
 //!
-//! This is the one generic file a new protocol adds a line to; the registry (`checks`), the
-//! report model and the renderers know no family.
+//! This is the one generic file a new protocol adds a line to ([`PROTOCOLS`]); the registry
+//! (`checks`), the report model, the renderers and the statistics know no protocol.
 
 use std::collections::BTreeSet;
 
@@ -12,59 +12,67 @@ use serde_json::Value;
 use crate::checks::{Check, Family, UnknownCode, Whereabouts, doc_page, group_cell};
 use crate::report::{Report, Table, View};
 
-/// Every family with its checks.
-pub static FAMILIES: &[(&Family, &[&[&Check]])] = &[
-    (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]),
-    (&crate::crossaudit::checks::FAMILY, &[crate::crossaudit::CHECKS, crate::crossaudit::deployed::CHECKS]),
-    (&crate::stats::FAMILY, &[crate::stats::CHECKS]),
-    (&crate::proof_or_stop::FAMILY, &[crate::proof_or_stop::CHECKS]),
-    (&crate::crossexam::FAMILY, &[crate::crossexam::CHECKS]),
-    (
-        &crate::anchors::FAMILY,
-        &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS, crate::anchors::sigstore::CHECKS],
-    ),
-];
-
-/// What `crossverify verify PATH` found: a protocol's description of PATH, the equivalent
-/// command line, and the run itself.
-pub struct Detection {
-    /// What PATH holds, in the protocol's words.
-    pub what: String,
-    /// The command the run is equivalent to.
-    pub command: String,
-    /// Runs the detected command.
-    pub run: Run,
+/// One protocol, as its own directory describes it in its `protocol.rs`: its name, what its
+/// front door recognises, its check family, its detector for `crossverify verify PATH` and its
+/// statistics adapter for `crossverify stats PATH`.
+#[derive(Debug)]
+pub struct Protocol {
+    /// The protocol's name.
+    pub name: &'static str,
+    /// What its detector looks for, in words.
+    pub recognises: &'static str,
+    /// Its check family.
+    pub family: &'static Family,
+    /// The family's checks.
+    pub checks: &'static [&'static [&'static Check]],
+    /// Its answer to "is PATH yours?", when its inputs can be recognised.
+    pub detect: Option<Detector>,
+    /// Its conversion into the statistics records, when it has finding lifecycles.
+    pub stats: Option<crate::stats::Adapter>,
 }
 
-/// A detected command, ready to run.
-pub type Run = Box<dyn FnOnce(crate::progress::Ctx<'_>) -> Result<Report, RunError>>;
+/// A protocol's entry, read from the items its `src/<protocol>/protocol.rs` declares.
+macro_rules! protocol {
+    ($m:ident) => {
+        Protocol {
+            name: crate::$m::protocol::NAME,
+            recognises: crate::$m::protocol::RECOGNISES,
+            family: &crate::$m::protocol::FAMILY,
+            checks: crate::$m::protocol::CHECKS,
+            detect: crate::$m::protocol::DETECT,
+            stats: crate::$m::protocol::STATS,
+        }
+    };
+}
 
-/// Why a detected command could not run (exit 2).
-pub type RunError = Box<dyn std::error::Error + Send + Sync>;
+/// Every protocol, one line each. Detectors are asked in this order.
+pub static PROTOCOLS: &[Protocol] = &[protocol!(crossaudit), protocol!(proof_or_stop), protocol!(crossexam)];
 
-/// A protocol's answer to "is PATH yours?" (`science`: the science repository, if given).
-pub type Detector = fn(&std::path::Path, Option<&std::path::Path>) -> Option<Detection>;
+/// The families that belong to no protocol: the foundation's, the statistics' (placed after
+/// the first protocol's) and the anchors'.
+static FOUNDATION: (&Family, &[&[&Check]]) = (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]);
+static STATISTICS: (&Family, &[&[&Check]]) = (&crate::stats::FAMILY, &[crate::stats::CHECKS]);
+static ANCHORS: (&Family, &[&[&Check]]) = (
+    &crate::anchors::FAMILY,
+    &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS, crate::anchors::sigstore::CHECKS],
+);
 
-/// Every protocol's detector, one line per protocol, asked in this order.
-pub static DETECTORS: &[Detector] = &[
-    |p, s| {
-        crate::crossaudit::detect::detect(p, s).map(|d| Detection {
-            what: d.what.clone(),
-            command: d.command.clone(),
-            run: Box::new(move |ctx| d.run(ctx)),
-        })
-    },
-    |p, _| {
-        crate::crossexam::stats_input::is_transcript(p).then(|| {
-            let opts = crate::crossexam::Options::new(p);
-            Detection {
-                what: "a CrossExam transcript (a `_Msg` directory with bus.jsonl)".to_owned(),
-                command: format!("crossverify transcript {}", p.display()),
-                run: Box::new(move |_| crate::crossexam::transcript(&opts).map_err(Into::into)),
-            }
-        })
-    },
-];
+/// Every family with its checks. The order is part of every report: a family earlier in it
+/// wins a word's tone and puts its location inputs first (`describe`), so it is kept as it was
+/// when this list was written out: the foundation, the first protocol, the statistics, the
+/// other protocols, the anchors.
+#[must_use]
+pub fn families() -> Vec<(&'static Family, &'static [&'static [&'static Check]])> {
+    let protocols = PROTOCOLS.iter().map(|p| (p.family, p.checks));
+    let mut out = vec![FOUNDATION];
+    out.extend(protocols.clone().take(1));
+    out.push(STATISTICS);
+    out.extend(protocols.skip(1));
+    out.push(ANCHORS);
+    out
+}
+
+pub use crate::checks::{Detection, Detector, Given, Run, RunError};
 
 /// The protocol that recognises `path`. A path that more than one protocol recognises (a
 /// directory holding both CrossAudit ledger records and a CrossExam transcript) is refused
@@ -74,8 +82,8 @@ pub static DETECTORS: &[Detector] = &[
 /// # Errors
 /// When no protocol does (the message says what was looked for), or several do (the message
 /// lists the command for each).
-pub fn detect(path: &std::path::Path, science: Option<&std::path::Path>) -> Result<Detection, String> {
-    let mut found: Vec<Detection> = DETECTORS.iter().filter_map(|d| d(path, science)).collect();
+pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, String> {
+    let mut found: Vec<Detection> = PROTOCOLS.iter().filter_map(|p| p.detect).filter_map(|d| d(path, given)).collect();
     if found.len() > 1 {
         let each: Vec<String> = found.iter().map(|d| format!("`{}` ({})", d.command, d.what)).collect();
         return Err(format!(
@@ -86,19 +94,35 @@ pub fn detect(path: &std::path::Path, science: Option<&std::path::Path>) -> Resu
         ));
     }
     found.pop().ok_or_else(|| {
+        let looked: Vec<&str> = PROTOCOLS.iter().filter(|p| p.detect.is_some()).map(|p| p.recognises).collect();
+        let (last, rest) = looked.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+        let looked = if rest.is_empty() { last.to_owned() } else { format!("{} and {last}", rest.join(", ")) };
         format!(
-            "{}: not something crossverify recognises (looked for a CrossAudit ledger or receipt, in a git repository \
-             or a directory, CrossAudit ledger records and a CrossExam `_Msg` directory); name the command instead (`crossverify --help`)",
+            "{}: not something crossverify recognises (looked for {looked}); name the command instead (`crossverify --help`)",
             path.display()
         )
     })
+}
+
+/// The statistics adapter that reads `path`: the first protocol's that recognises it, else
+/// the one that reads whatever no other recognises.
+///
+/// # Panics
+/// When no protocol's adapter takes unrecognised paths (a registry without one is a bug).
+#[must_use]
+pub fn stats_adapter(path: &std::path::Path) -> crate::stats::Adapter {
+    let adapters = || PROTOCOLS.iter().filter_map(|p| p.stats);
+    adapters()
+        .find(|a| a.recognises.is_some_and(|r| r(path)))
+        .or_else(|| adapters().find(|a| a.recognises.is_none()))
+        .expect("one protocol's statistics adapter reads what no other recognises")
 }
 
 /// Every registered check, sorted by code.
 #[must_use]
 pub fn all() -> Vec<&'static Check> {
     let mut v: Vec<&'static Check> =
-        FAMILIES.iter().flat_map(|(_, lists)| lists.iter().flat_map(|l| l.iter().copied())).collect();
+        families().into_iter().flat_map(|(_, lists)| lists.iter().flat_map(|l| l.iter().copied())).collect();
     v.sort_by_key(|c| c.code);
     v
 }
@@ -174,10 +198,11 @@ pub fn describe(report: &mut Report) {
             }
         }
     }
+    let families = families();
     let reported: Vec<&Family> =
-        FAMILIES.iter().map(|(f, _)| *f).filter(|f| report.results.iter().any(|r| (f.code_ok)(&r.code))).collect();
+        families.iter().map(|(f, _)| *f).filter(|f| report.results.iter().any(|r| (f.code_ok)(&r.code))).collect();
     let hints = &mut report.hints;
-    for (f, _) in FAMILIES {
+    for (f, _) in &families {
         for (word, tone) in f.tones {
             if words.contains(*word) {
                 hints.tones.entry((*word).to_owned()).or_insert(*tone);
@@ -236,6 +261,30 @@ pub fn explain(code: &str) -> Result<Report, UnknownCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Proof-or-Stop evidence is recognised at the front door; without the repository and the
+    /// trust store it needs, the detection names them and the exact command.
+    #[test]
+    fn proof_or_stop_evidence_is_detected_and_asks_for_what_it_needs() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("test-vectors/proof-or-stop");
+        let evidence = root.join("floor/full-quorum");
+        let found = detect(&evidence, Given::default()).expect("recognised");
+        assert!(found.what.contains("Proof-or-Stop evidence directory"), "{}", found.what);
+        let needs = found.run.err().expect("needs the live state");
+        assert!(needs.contains("--repo and --trust-store"), "{needs}");
+        assert_eq!(
+            found.command,
+            format!("crossverify floor {} --repo <REPO> --trust-store <TRUST-STORE>", evidence.display())
+        );
+        let repo = root.join("repos/golden.git");
+        let given = [("repo", repo.as_path())];
+        let found = detect(&root.join("bundles/00-authentic.json"), Given(&given)).expect("a bundle");
+        assert!(found.command.contains(&format!("--repo {} --trust-store <TRUST-STORE>", repo.display())));
+        assert!(found.run.is_err());
+        let stories = detect(&root.join("stats"), Given::default()).expect("findings");
+        assert!(stories.run.is_ok() && stories.command.starts_with("crossverify stats "));
+        assert_eq!(stats_adapter(&root.join("stats")).recognises.map(|r| r(&root.join("stats"))), Some(true));
+    }
 
     #[test]
     fn registry_is_sorted_and_lookup_ignores_case() {

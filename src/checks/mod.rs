@@ -8,6 +8,10 @@
 //! generated from the same value by [`doc_page`], and a test fails when a committed page is
 //! stale.
 
+mod front_door;
+
+pub use front_door::{Detection, Detector, Given, Run, RunError};
+
 use crate::report::{CheckDoc, Level, Registered, Tone};
 
 /// Which part of crossverify owns a check, as its owner declares it.

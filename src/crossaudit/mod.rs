@@ -16,7 +16,8 @@
 //! invariant family (`invariants/`), none importing another; the cross-cycle replay
 //! (`replay/`); the crawl that drives them and the per-receipt cache (`crawl/`); and on top the
 //! commands, their views and the front-door detector (`commands/`), beside the conversion for
-//! `stats` (`stats_input.rs`).
+//! `stats` and its figure rules (`stats/`) and the protocol's entry in the registry
+//! (`protocol.rs`).
 
 pub mod checks;
 mod commands;
@@ -28,7 +29,9 @@ mod load;
 mod model;
 mod records;
 mod replay;
-pub mod stats_input;
+pub mod protocol;
+pub mod stats;
+pub use stats::input as stats_input;
 
 pub use checks::INVARIANTS;
 pub use commands::ledger::{demo, ledger, lifecycle_records, receipt};

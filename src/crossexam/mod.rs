@@ -11,6 +11,7 @@ pub mod checks;
 mod history;
 mod judge;
 pub mod load;
+pub mod protocol;
 mod refs;
 pub mod replay;
 mod rules_format;

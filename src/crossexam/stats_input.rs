@@ -9,10 +9,16 @@ use std::path::Path;
 use crate::manifest::Digest;
 use crate::stats::Error;
 use crate::stats::input::Input;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Gate, Group, InputKind, Numbering, Records};
 
-/// What `crossverify stats` read.
-pub const TRANSCRIPT: InputKind = InputKind::new("crossexam-transcript", "a CrossExam transcript (_Msg/ directory)");
+/// What `crossverify stats` read. A transcript's decisions are message types, none of which
+/// is exempt or calls for a blocking finding, and its numbers are the tool's line numbers;
+/// gaps are named `CYCLE-NNNNNN`, as `stats` named them before protocols declared their
+/// numbering, so that reports stay byte-identical (naming them `#N`, as the records are, is
+/// a deliberate change of output still to make).
+pub const TRANSCRIPT: InputKind = InputKind::new("crossexam-transcript", "a CrossExam transcript (_Msg/ directory)")
+    .gate(Gate { exempt: None, blocked: None })
+    .numbering(Numbering { name: |n| format!("CYCLE-{n:06}"), unnumbered: "some bus lines carry no tool number" });
 
 /// Whether `path` looks like a `_Msg/` directory (it holds `bus.jsonl`).
 #[must_use]
@@ -36,24 +42,12 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<Input, Error> {
     let bus = super::bus::parse(&arena.bus);
     let mut records = Records::new(TRANSCRIPT);
     records.cycles = records_of(&bus);
-    records.unsupported(
-        &["closed_by_fix_commit", "closed_fix_and_verified", "science_fix_commits"],
+    records.cannot_measure(
+        &[Group::FixCommits],
         "a CrossExam panel has no fix commits: a claim is resolved by its seat's concede",
     );
-    records.unsupported(
-        &[
-            "severity_distinct",
-            "severity_occurrences",
-            "source",
-            "source_x_severity",
-            "finding_class",
-            "scopes",
-            "rules",
-            "rule_cycle_spread",
-            "single_rule_occurrences",
-            "most_cited_rule",
-            "decision_vs_blocking",
-        ],
+    records.cannot_measure(
+        &[Group::Severity, Group::Labels, Group::Scopes, Group::Rules, Group::DecisionVsBlocking],
         "claims carry no severity, evidence class, scope or rule citation",
     );
     records.caveat(
@@ -82,7 +76,6 @@ pub fn records_of(bus: &super::bus::Bus) -> Vec<CycleRecord> {
             number: Some(line.tool as u64),
             decision: Some(kind.to_owned()),
             model: Some(seat.clone()),
-            runner: m.via.as_deref().map(str::to_owned),
             started_at: m.ts.as_deref().map(str::to_owned),
             completed_at: m.ts.as_deref().map(str::to_owned),
             findings: Some(Vec::new()),

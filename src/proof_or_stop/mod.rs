@@ -7,11 +7,13 @@
 
 mod checks;
 pub mod commands;
+pub mod detect;
 pub mod envelope;
 pub mod floor;
 pub mod format;
 pub mod identity;
 pub mod live;
+pub mod protocol;
 pub mod reason;
 pub mod review;
 pub mod stats;

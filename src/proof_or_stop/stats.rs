@@ -11,11 +11,12 @@ use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::Error;
 use crate::stats::input::Input;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Numbering, Records};
 
 /// The input kind `stats` reports.
 pub const KIND: InputKind =
-    InputKind::new("proof-or-stop-findings", "Proof-or-Stop findings.json records, one cycle per review round");
+    InputKind::new("proof-or-stop-findings", "Proof-or-Stop findings.json records, one cycle per review round")
+        .numbering(Numbering { name: |n| format!("R{n}"), unnumbered: "some review rounds carry no number" });
 
 const FINDINGS: &str = "findings.json";
 
@@ -97,24 +98,12 @@ pub fn records(stories: &[Findings]) -> Records {
         }
         r.cycles.push(c);
     }
-    r.unsupported(&["audit_minutes", "gap_minutes"], "findings.json records rounds, not times");
-    r.unsupported(&["models", "n_models", "cycles_without_model"], "review records name lanes and hosts, not models");
-    r.unsupported(
-        &["decisions", "decision_sequence", "decision_is_definitional", "decision_vs_blocking"],
-        "a review round has no single decision",
-    );
-    r.unsupported(
-        &["scopes", "rules", "rule_cycle_spread", "single_rule_occurrences", "most_cited_rule"],
-        "Proof-or-Stop findings cite no rules and block no scopes",
-    );
-    r.unsupported(
-        &["source", "source_x_severity", "finding_class"],
-        "Proof-or-Stop findings carry no source or class label",
-    );
-    r.unsupported(
-        &["closed_by_fix_commit", "closed_fix_and_verified", "science_fix_commits"],
-        "resolutions name rounds, not fix commits",
-    );
+    r.cannot_measure(&[Group::Durations], "findings.json records rounds, not times");
+    r.cannot_measure(&[Group::Models], "review records name lanes and hosts, not models");
+    r.cannot_measure(&[Group::Decisions, Group::DecisionVsBlocking], "a review round has no single decision");
+    r.cannot_measure(&[Group::Scopes, Group::Rules], "Proof-or-Stop findings cite no rules and block no scopes");
+    r.cannot_measure(&[Group::Labels], "Proof-or-Stop findings carry no source or class label");
+    r.cannot_measure(&[Group::FixCommits], "resolutions name rounds, not fix commits");
     r
 }
 

@@ -11,45 +11,7 @@ use super::model::{CycleRecord, FindingRecord, Records};
 use super::num;
 use super::time::parse_timestamp;
 
-/// Every figure key, in the order the headline table shows them.
-pub const FIGURES: &[&str] = &[
-    "cycles",
-    "decisions",
-    "decision_sequence",
-    "findings_per_cycle",
-    "finding_occurrences",
-    "distinct_findings",
-    "closed",
-    "open",
-    "open_findings",
-    "closed_by_fix_commit",
-    "closed_fix_and_verified",
-    "science_fix_commits",
-    "closure_lag",
-    "closure_lag_cycle_numbers",
-    "recurring",
-    "n_recurring",
-    "reopened",
-    "unknown_closures",
-    "severity_distinct",
-    "severity_occurrences",
-    "source",
-    "source_x_severity",
-    "finding_class",
-    "scopes",
-    "rules",
-    "rule_cycle_spread",
-    "single_rule_occurrences",
-    "most_cited_rule",
-    "audit_minutes",
-    "gap_minutes",
-    "models",
-    "n_models",
-    "cycles_without_model",
-    "decision_is_definitional",
-    "decision_vs_blocking",
-    "numbering_gaps",
-];
+pub use super::model::FIGURES;
 
 /// Figures whose value is a map of counts: an absent key means a count of 0.
 pub const COUNT_MAPS: &[&str] = &[
@@ -186,6 +148,34 @@ fn unreadable(cycles: &[CycleRecord], has: impl Fn(&CycleRecord) -> bool, what: 
     if bad.is_empty() { Ok(()) } else { Err(format!("the {what} of {} could not be read", bad.join(", "))) }
 }
 
+/// What every group of figures reads: the records, and whether each part of them could be
+/// read (`Err` names the cycles that could not).
+struct Input<'a> {
+    records: &'a Records,
+    cycles: &'a [CycleRecord],
+    decisions_ok: Result<(), String>,
+    findings_ok: Result<(), String>,
+    lifecycle_ok: Result<(), String>,
+}
+
+impl<'a> Input<'a> {
+    fn decisions(&self) -> Vec<String> {
+        self.cycles.iter().map(|c| c.decision.clone().unwrap_or_default()).collect()
+    }
+
+    fn occurrences(&self) -> Vec<(usize, &'a FindingRecord)> {
+        self.cycles.iter().enumerate().flat_map(|(i, c)| c.findings.iter().flatten().map(move |f| (i, f))).collect()
+    }
+}
+
+/// The lifecycles, with the closure entries that name no finding raised before them and
+/// those the format reads two ways.
+struct Followed {
+    lifecycle: Vec<Lifecycle>,
+    unknown_closures: Vec<(usize, String)>,
+    ambiguous: Vec<String>,
+}
+
 /// Computes every figure from `records` (and `science`, the fix commits from the science log:
 /// `None` when no science repository was given, `Some(Err)` when it could not be read).
 #[must_use]
@@ -196,35 +186,79 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
         unsupported = FIGURES.iter().map(|f| ((*f).to_owned(), reason.clone())).collect();
     }
     let mut b = Builder { stats: Map::new(), not_measured: BTreeMap::new(), unsupported };
-    let decisions_ok = unreadable(cycles, |c| c.decision.is_some(), "decision");
     let findings_ok = unreadable(cycles, |c| c.findings.is_some(), "findings");
     let closures_ok = unreadable(cycles, |c| c.verified_closed.is_some(), "verified closures");
-    let lifecycle_ok = findings_ok.clone().and(closures_ok.clone());
-    let decs = || -> Vec<String> { cycles.iter().map(|c| c.decision.clone().unwrap_or_default()).collect() };
-    let occ = || -> Vec<(usize, &FindingRecord)> {
-        cycles.iter().enumerate().flat_map(|(i, c)| c.findings.iter().flatten().map(move |f| (i, f))).collect()
+    let input = Input {
+        records,
+        cycles,
+        decisions_ok: unreadable(cycles, |c| c.decision.is_some(), "decision"),
+        lifecycle_ok: findings_ok.clone().and(closures_ok),
+        findings_ok,
     };
+    counts_and_decisions(&mut b, &input);
+    let followed = follow(&input);
+    lifecycle_figures(&mut b, &input, &followed);
+    fix_commit_figures(&mut b, &input, &followed.lifecycle, science);
+    lag_figures(&mut b, &input, &followed.lifecycle);
+    label_figures(&mut b, &input, &followed.lifecycle);
+    rule_figures(&mut b, &input);
+    let (minutes, gaps) = duration_figures(&mut b, cycles);
+    model_figures(&mut b, cycles);
+    gate_figures(&mut b, &input);
+    numbering_figures(&mut b, records);
 
+    let mut caveats = records.caveats.clone();
+    if !followed.ambiguous.is_empty() {
+        let declared = records.kind.declared_second_reading();
+        super::model::add_caveat(
+            &mut caveats,
+            "closed",
+            &format!(
+                "{}: {}",
+                declared.unwrap_or("closure entries the format reads two ways; the figures use the first reading"),
+                followed.ambiguous.join(", ")
+            ),
+        );
+    }
+    let mut stats = b.stats;
+    stats.insert("notMeasured".into(), json!(b.not_measured));
+    stats.insert("caveats".into(), json!(caveats));
+    Figures {
+        stats,
+        not_measured: b.not_measured,
+        caveats,
+        lifecycle: followed.lifecycle,
+        cycle_ids: cycles.iter().map(|c| c.id.clone()).collect(),
+        audit_minutes: minutes,
+        gap_before: gaps,
+    }
+}
+
+fn counts_and_decisions(b: &mut Builder, input: &Input<'_>) {
+    let cycles = input.cycles;
     b.put("cycles", Ok(cycles.len().into()));
-    b.put("decisions", decisions_ok.clone().map(|()| counts(decs())));
-    b.put("decision_sequence", decisions_ok.clone().map(|()| json!(decs())));
+    b.put("decisions", input.decisions_ok.clone().map(|()| counts(input.decisions())));
+    b.put("decision_sequence", input.decisions_ok.clone().map(|()| json!(input.decisions())));
     b.put(
         "findings_per_cycle",
-        findings_ok
+        input
+            .findings_ok
             .clone()
             .map(|()| json!(cycles.iter().map(|c| c.findings.as_ref().map_or(0, Vec::len)).collect::<Vec<_>>())),
     );
-    b.put("finding_occurrences", findings_ok.clone().map(|()| occ().len().into()));
-    let distinct: BTreeSet<&str> = occ().iter().map(|(_, f)| f.id.as_str()).collect();
-    b.put("distinct_findings", findings_ok.clone().map(|()| distinct.len().into()));
+    b.put("finding_occurrences", input.findings_ok.clone().map(|()| input.occurrences().len().into()));
+    let distinct: BTreeSet<&str> = input.occurrences().iter().map(|(_, f)| f.id.as_str()).collect();
+    b.put("distinct_findings", input.findings_ok.clone().map(|()| distinct.len().into()));
+}
 
-    // Lifecycle: first raise fixes severity, rules, scopes; the first verified closure after the
-    // first raise closes it.
+/// Lifecycle: first raise fixes severity, rules, scopes; the first verified closure after the
+/// first raise closes it.
+fn follow(input: &Input<'_>) -> Followed {
     let mut life: BTreeMap<String, Lifecycle> = BTreeMap::new();
     let mut unknown_closures = Vec::new();
     let mut ambiguous = Vec::new();
-    if lifecycle_ok.is_ok() {
-        for (pos, f) in occ() {
+    if input.lifecycle_ok.is_ok() {
+        for (pos, f) in input.occurrences() {
             let l = life.entry(f.id.clone()).or_insert_with(|| Lifecycle {
                 id: f.id.clone(),
                 severity: f.severity.clone(),
@@ -239,7 +273,7 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
                 l.raised_in.push(pos);
             }
         }
-        for (pos, c) in cycles.iter().enumerate() {
+        for (pos, c) in input.cycles.iter().enumerate() {
             for cl in c.verified_closed.iter().flatten() {
                 if cl.id != cl.alt {
                     ambiguous.push(format!("{}: {:?}", c.id, cl.raw));
@@ -261,50 +295,76 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
             l.reopened = l.closed_in.is_some_and(|c| l.raised_in.iter().any(|r| *r > c));
         }
     }
-    let lifecycle: Vec<Lifecycle> = life.into_values().collect();
-    let closed: Vec<&Lifecycle> = lifecycle.iter().filter(|l| l.closed_in.is_some()).collect();
-    b.put("closed", lifecycle_ok.clone().map(|()| closed.len().into()));
-    b.put("open", lifecycle_ok.clone().map(|()| (lifecycle.len() - closed.len()).into()));
+    Followed { lifecycle: life.into_values().collect(), unknown_closures, ambiguous }
+}
+
+fn lifecycle_figures(b: &mut Builder, input: &Input<'_>, followed: &Followed) {
+    let (lifecycle, ok, cycles) = (&followed.lifecycle, &input.lifecycle_ok, input.cycles);
+    let closed = lifecycle.iter().filter(|l| l.closed_in.is_some()).count();
+    b.put("closed", ok.clone().map(|()| closed.into()));
+    b.put("open", ok.clone().map(|()| (lifecycle.len() - closed).into()));
     b.put(
         "open_findings",
-        lifecycle_ok
-            .clone()
+        ok.clone()
             .map(|()| json!(lifecycle.iter().filter(|l| l.closed_in.is_none()).map(|l| &l.id).collect::<Vec<_>>())),
     );
     b.put(
         "unknown_closures",
-        lifecycle_ok.clone().map(|()| {
-            json!(unknown_closures.iter().map(|(p, e)| json!({"cycle": cycles[*p].id, "entry": e})).collect::<Vec<_>>())
+        ok.clone().map(|()| {
+            json!(
+                followed
+                    .unknown_closures
+                    .iter()
+                    .map(|(p, e)| json!({"cycle": cycles[*p].id, "entry": e}))
+                    .collect::<Vec<_>>()
+            )
         }),
     );
     b.put(
         "reopened",
-        lifecycle_ok
-            .clone()
-            .map(|()| json!(lifecycle.iter().filter(|l| l.reopened).map(|l| &l.id).collect::<Vec<_>>())),
+        ok.clone().map(|()| json!(lifecycle.iter().filter(|l| l.reopened).map(|l| &l.id).collect::<Vec<_>>())),
     );
+    // Recurrence: IDs listed in more than one cycle.
+    let recurring: BTreeMap<&str, usize> =
+        lifecycle.iter().filter(|l| l.raised_in.len() > 1).map(|l| (l.id.as_str(), l.raised_in.len())).collect();
+    b.put("recurring", ok.clone().map(|()| json!(recurring)));
+    b.put("n_recurring", ok.clone().map(|()| recurring.len().into()));
+}
 
-    // Fix commits need the science repository's log.
+/// Fix commits need the science repository's log.
+fn fix_commit_figures(
+    b: &mut Builder,
+    input: &Input<'_>,
+    lifecycle: &[Lifecycle],
+    science: Option<&Result<Science, String>>,
+) {
     let sci: Result<&Science, String> = match science {
         None => Err("needs the science repository's log (a commit subject naming the finding); pass --science".into()),
         Some(Err(e)) => Err(e.clone()),
         Some(Ok(s)) => Ok(s),
     };
-    let named = |l: &Lifecycle| sci.as_ref().is_ok_and(|s| s.by_finding.contains_key(&l.id));
+    let ok = &input.lifecycle_ok;
+    let named = |l: &&Lifecycle| sci.as_ref().is_ok_and(|s| s.by_finding.contains_key(&l.id));
     b.put(
         "closed_by_fix_commit",
-        sci.clone().and_then(|_| lifecycle_ok.clone()).map(|()| lifecycle.iter().filter(|l| named(l)).count().into()),
+        sci.clone().and_then(|_| ok.clone()).map(|()| lifecycle.iter().filter(named).count().into()),
     );
     b.put(
         "closed_fix_and_verified",
-        sci.clone().and_then(|_| lifecycle_ok.clone()).map(|()| closed.iter().filter(|l| named(l)).count().into()),
+        sci.clone()
+            .and_then(|_| ok.clone())
+            .map(|()| lifecycle.iter().filter(|l| l.closed_in.is_some()).filter(named).count().into()),
     );
-    b.put("science_fix_commits", sci.clone().map(|s| s.fix_commits.into()));
+    b.put("science_fix_commits", sci.map(|s| s.fix_commits.into()));
+}
 
-    // Closure lag over closed findings only; open ones are excluded, never imputed.
+/// Closure lag over closed findings only; open ones are excluded, never imputed.
+fn lag_figures(b: &mut Builder, input: &Input<'_>, lifecycle: &[Lifecycle]) {
+    let cycles = input.cycles;
+    let closed: Vec<&Lifecycle> = lifecycle.iter().filter(|l| l.closed_in.is_some()).collect();
     let lag_positions: BTreeMap<&str, f64> =
         closed.iter().filter_map(|l| l.lag().map(|g| (l.id.as_str(), g as f64))).collect();
-    b.put("closure_lag", lifecycle_ok.clone().and_then(|()| lag_summary(&lag_positions)));
+    b.put("closure_lag", input.lifecycle_ok.clone().and_then(|()| lag_summary(&lag_positions)));
     let numbers: Vec<Option<u64>> = cycles.iter().map(|c| c.number).collect();
     let lag_numbers: Result<BTreeMap<&str, f64>, String> = closed
         .iter()
@@ -316,74 +376,66 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
             }
         })
         .collect();
-    b.put("closure_lag_cycle_numbers", lifecycle_ok.clone().and(lag_numbers).and_then(|m| lag_summary(&m)));
+    b.put("closure_lag_cycle_numbers", input.lifecycle_ok.clone().and(lag_numbers).and_then(|m| lag_summary(&m)));
+}
 
-    // Recurrence: IDs listed in more than one cycle.
-    let recurring: BTreeMap<&str, usize> =
-        lifecycle.iter().filter(|l| l.raised_in.len() > 1).map(|l| (l.id.as_str(), l.raised_in.len())).collect();
-    b.put("recurring", lifecycle_ok.clone().map(|()| json!(recurring)));
-    b.put("n_recurring", lifecycle_ok.clone().map(|()| recurring.len().into()));
-
+fn label_figures(b: &mut Builder, input: &Input<'_>, lifecycle: &[Lifecycle]) {
+    let (ok, occ) = (&input.findings_ok, input.occurrences());
     b.put(
         "severity_distinct",
-        lifecycle_ok.clone().map(|()| counts(lifecycle.iter().map(|l| key_of(l.severity.as_ref())))),
+        input.lifecycle_ok.clone().map(|()| counts(lifecycle.iter().map(|l| key_of(l.severity.as_ref())))),
     );
-    b.put(
-        "severity_occurrences",
-        findings_ok.clone().map(|()| counts(occ().iter().map(|(_, f)| key_of(f.severity.as_ref())))),
-    );
-    b.put("source", findings_ok.clone().map(|()| counts(occ().iter().map(|(_, f)| key_of(f.source.as_ref())))));
+    b.put("severity_occurrences", ok.clone().map(|()| counts(occ.iter().map(|(_, f)| key_of(f.severity.as_ref())))));
+    b.put("source", ok.clone().map(|()| counts(occ.iter().map(|(_, f)| key_of(f.source.as_ref())))));
     b.put(
         "source_x_severity",
-        findings_ok.clone().map(|()| {
-            counts(occ().iter().map(|(_, f)| format!("{}|{}", key_of(f.source.as_ref()), key_of(f.severity.as_ref()))))
+        ok.clone().map(|()| {
+            counts(occ.iter().map(|(_, f)| format!("{}|{}", key_of(f.source.as_ref()), key_of(f.severity.as_ref()))))
         }),
     );
-    b.put(
-        "finding_class",
-        findings_ok.clone().map(|()| counts(occ().iter().map(|(_, f)| key_of(f.finding_class.as_ref())))),
-    );
-    b.put(
-        "scopes",
-        findings_ok.clone().map(|()| counts(occ().iter().flat_map(|(_, f)| f.scopes.clone().unwrap_or_default()))),
-    );
+    b.put("finding_class", ok.clone().map(|()| counts(occ.iter().map(|(_, f)| key_of(f.finding_class.as_ref())))));
+    b.put("scopes", ok.clone().map(|()| counts(occ.iter().flat_map(|(_, f)| f.scopes.clone().unwrap_or_default()))));
+}
 
-    // Rule concentration.
+/// Rule concentration.
+fn rule_figures(b: &mut Builder, input: &Input<'_>) {
+    let (ok, occ) = (&input.findings_ok, input.occurrences());
     let mut rule_occ: BTreeMap<String, u64> = BTreeMap::new();
     let mut rule_cycles: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
-    for (pos, f) in occ() {
+    for (pos, f) in &occ {
         let unique: BTreeSet<&String> = f.rules.iter().collect();
         for r in unique {
             *rule_occ.entry(r.clone()).or_default() += 1;
-            rule_cycles.entry(r.clone()).or_default().insert(pos);
+            rule_cycles.entry(r.clone()).or_default().insert(*pos);
         }
     }
     let spread: BTreeMap<&String, usize> = rule_cycles.iter().map(|(r, s)| (r, s.len())).collect();
-    b.put("rules", findings_ok.clone().map(|()| json!(rule_occ)));
-    b.put("rule_cycle_spread", findings_ok.clone().map(|()| json!(spread)));
+    b.put("rules", ok.clone().map(|()| json!(rule_occ)));
+    b.put("rule_cycle_spread", ok.clone().map(|()| json!(spread)));
     b.put(
         "single_rule_occurrences",
-        findings_ok
-            .clone()
-            .map(|()| occ().iter().filter(|(_, f)| f.rules.iter().collect::<BTreeSet<_>>().len() == 1).count().into()),
+        ok.clone()
+            .map(|()| occ.iter().filter(|(_, f)| f.rules.iter().collect::<BTreeSet<_>>().len() == 1).count().into()),
     );
     b.put(
         "most_cited_rule",
-        findings_ok.clone().and_then(|()| {
+        ok.clone().and_then(|()| {
             let top = rule_occ.values().copied().max().ok_or("no occurrence cites a rule")?;
             let tied: Vec<&String> = rule_occ.iter().filter(|(_, n)| **n == top).map(|(r, _)| r).collect();
             Ok(json!({
                 "rule": tied[0],
                 "occurrences": top,
                 "cycles": spread[tied[0]],
-                "of_occurrences": occ().len(),
-                "of_cycles": cycles.len(),
+                "of_occurrences": occ.len(),
+                "of_cycles": input.cycles.len(),
                 "tied_with": tied[1..],
             }))
         }),
     );
+}
 
-    // Durations and gaps.
+/// Durations and gaps; returns each cycle's minutes and the gap before it.
+fn duration_figures(b: &mut Builder, cycles: &[CycleRecord]) -> (Vec<Option<f64>>, Vec<Option<f64>>) {
     let times: Vec<(Option<_>, Option<_>)> = cycles
         .iter()
         .map(|c| {
@@ -437,29 +489,41 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
             }))
         },
     );
+    (minutes, gaps)
+}
 
-    // Models: distinct non-null identifiers, case-sensitive.
+/// Models: distinct non-null identifiers, case-sensitive.
+fn model_figures(b: &mut Builder, cycles: &[CycleRecord]) {
     b.put("models", Ok(counts(cycles.iter().filter_map(|c| c.model.clone()))));
     b.put("n_models", Ok(cycles.iter().filter_map(|c| c.model.as_deref()).collect::<BTreeSet<_>>().len().into()));
     b.put("cycles_without_model", Ok(cycles.iter().filter(|c| c.model.is_none()).count().into()));
+}
 
-    // Decision is definitional: for every non-PASS decision, BLOCK iff a finding gates a scope.
-    let both_ok = decisions_ok.clone().and(findings_ok.clone());
+/// Decision is definitional: every decision but the declared exempt one is the declared
+/// blocking one exactly when a finding of its cycle blocks a scope.
+fn gate_figures(b: &mut Builder, input: &Input<'_>) {
+    let both_ok = input.decisions_ok.clone().and(input.findings_ok.clone());
     let blocking = |c: &CycleRecord| c.findings.iter().flatten().any(FindingRecord::is_blocking);
+    let gate = input
+        .records
+        .kind
+        .declared_gate()
+        .ok_or_else(|| "the records declare no decision that a blocking finding calls for".to_owned());
     b.put(
         "decision_is_definitional",
-        both_ok.clone().map(|()| {
-            cycles
+        both_ok.clone().and(gate).map(|gate| {
+            input
+                .cycles
                 .iter()
-                .filter(|c| c.decision.as_deref() != Some("PASS"))
-                .all(|c| (c.decision.as_deref() == Some("BLOCK")) == blocking(c))
+                .filter(|c| gate.exempt.is_none() || c.decision.as_deref() != gate.exempt)
+                .all(|c| (gate.blocked.is_some() && c.decision.as_deref() == gate.blocked) == blocking(c))
                 .into()
         }),
     );
     b.put(
         "decision_vs_blocking",
         both_ok.map(|()| {
-            counts(cycles.iter().map(|c| {
+            counts(input.cycles.iter().map(|c| {
                 format!(
                     "{}|any_blocking={}",
                     c.decision.as_deref().unwrap_or_default(),
@@ -468,41 +532,23 @@ pub fn compute(records: &Records, science: Option<&Result<Science, String>>) -> 
             }))
         }),
     );
+}
 
+/// Gaps in the cycle numbers, named as the protocol names its cycles.
+fn numbering_figures(b: &mut Builder, records: &Records) {
+    let cycles = &records.cycles;
     let nums: BTreeSet<u64> = cycles.iter().filter_map(|c| c.number).collect();
     b.put(
         "numbering_gaps",
-        if cycles.iter().any(|c| c.number.is_none()) {
-            Err("some cycle ids carry no CYCLE-NNNNNN number".into())
-        } else {
-            let max = nums.last().copied().unwrap_or(0);
-            Ok(json!((1..=max).filter(|n| !nums.contains(n)).map(|n| format!("CYCLE-{n:06}")).collect::<Vec<_>>()))
+        match records.kind.declared_numbering() {
+            None => Err("the records declare no numbering of their cycles".into()),
+            Some(n) if cycles.iter().any(|c| c.number.is_none()) => Err(n.unnumbered.to_owned()),
+            Some(n) => {
+                let max = nums.last().copied().unwrap_or(0);
+                Ok(json!((1..=max).filter(|k| !nums.contains(k)).map(n.name).collect::<Vec<_>>()))
+            }
         },
     );
-
-    let mut caveats = records.caveats.clone();
-    if !ambiguous.is_empty() {
-        super::model::add_caveat(
-            &mut caveats,
-            "closed",
-            &format!(
-                "verified-closed entries read differently by the mining script (leading F-<digits> of the text before ':') and the analysis script (first F-<digits> anywhere); the figures use the mining reading: {}",
-                ambiguous.join(", ")
-            ),
-        );
-    }
-    let mut stats = b.stats;
-    stats.insert("notMeasured".into(), json!(b.not_measured));
-    stats.insert("caveats".into(), json!(caveats));
-    Figures {
-        stats,
-        not_measured: b.not_measured,
-        caveats,
-        lifecycle,
-        cycle_ids: cycles.iter().map(|c| c.id.clone()).collect(),
-        audit_minutes: minutes,
-        gap_before: gaps,
-    }
 }
 
 fn lag_summary(per: &BTreeMap<&str, f64>) -> Result<Value, String> {

@@ -24,7 +24,6 @@ pub mod input;
 pub mod model;
 pub mod num;
 mod published;
-pub mod rules;
 pub mod science;
 pub mod time;
 mod views;
@@ -74,6 +73,18 @@ pub struct Options<'a> {
     pub science: Option<&'a Path>,
     /// Its revision (default `HEAD`); use the freeze head to reproduce a mined summary.
     pub science_rev: Option<&'a str>,
+}
+
+/// A protocol's statistics adapter: which paths it reads, and its reader of them into the
+/// neutral records (the protocol declares, in the [`model::InputKind`] of what it read, which
+/// figures those records can support).
+#[derive(Debug, Clone, Copy)]
+pub struct Adapter {
+    /// Whether a path holds this protocol's records; `None` for the one adapter that reads
+    /// whatever no other recognises (its reader says what it looked for when it finds nothing).
+    pub recognises: Option<fn(&Path) -> bool>,
+    /// Reads `opts.path` (at `opts.rev`).
+    pub read: fn(&Options<'_>, crate::progress::Ctx<'_>) -> Result<input::Input, Error>,
 }
 
 /// `crossverify stats`: `read` is the protocol's reader of `opts.path` at `opts.rev`, called

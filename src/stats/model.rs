@@ -1,37 +1,138 @@
 //! The neutral record model every input is converted into before figures are computed.
 //!
-//! A converter (one per input format) fills [`Records`]: cycles in ledger order, each with the
-//! findings it lists and the findings it verifies closed, plus the figures its format cannot
-//! support ([`Records::unsupported`]) and caveats on figures it supports only in part. Figures
-//! are then a pure function of [`Records`] ([`super::figures::compute`]), so a new format (the
-//! v1 and schema-2 ledgers, whose per-cycle findings live in `checks.json` and the report) only
-//! needs a converter:
+//! A protocol's adapter fills [`Records`]: cycles in order (a cycle is the protocol's unit of
+//! review: an audit, a round, an arguing message), each with the findings it lists and the
+//! findings it verifies closed; it declares, by [`Group`], the figures its records cannot
+//! support ([`Records::cannot_measure`]), caveats on figures it supports only in part, and,
+//! in its [`InputKind`], what its decisions say about blocking findings ([`Gate`]), how its
+//! cycles are named by number ([`Numbering`]) and how it reads closure entries two ways.
+//! Figures are then a pure function of [`Records`] ([`super::figures::compute`]):
 //!
-//! * one [`CycleRecord`] per audit cycle, in ledger order, with `id` the cycle directory name
-//!   and `number` its ordinal when the name carries one (closure lag in cycle numbers);
-//! * `decision` verbatim from the record (vocabularies differ between formats; the
-//!   "decision is definitional" test is stated for the deployed one);
+//! * one [`CycleRecord`] per cycle, in order, with `id` its name and `number` its ordinal
+//!   when the name carries one (closure lag in cycle numbers);
+//! * `decision` verbatim from the record;
 //! * one [`FindingRecord`] per finding occurrence, `id` stable across cycles;
-//! * `verified_closed` the IDs a cycle confirms closed (a v1 ledger has no such list: leave it
-//!   `None` and the closure figures become "not measured" with the reason given in
-//!   `unsupported`);
-//! * an `unsupported` entry for every figure the format cannot carry.
+//! * `verified_closed` the IDs a cycle confirms closed (`None` when the format keeps no such
+//!   list: the closure figures become "not measured", saying which cycles lack it);
+//! * a declared reason for every figure group the format cannot carry.
 
 use std::collections::BTreeMap;
 
-/// What kind of input the records came from, named by the protocol that converted it (so
-/// this model lists no protocol's formats).
+/// A group of figures an input can or cannot measure. A protocol's adapter declares, by
+/// group, what its records cannot support ([`Records::cannot_measure`]); a figure of such a
+/// group is "not measured" with the adapter's reason, never computed around the gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Group {
+    /// Each cycle's decision: the counts, the sequence, whether the decision is definitional.
+    Decisions,
+    /// How decisions coincide with blocking findings.
+    DecisionVsBlocking,
+    /// Findings named by fix commits in the science repository's log.
+    FixCommits,
+    /// Severities, distinct and per occurrence.
+    Severity,
+    /// The findings' evidence labels (source, class).
+    Labels,
+    /// The scopes findings block.
+    Scopes,
+    /// Rule citations.
+    Rules,
+    /// Audit durations and the gaps between cycles.
+    Durations,
+    /// The models that audited.
+    Models,
+    /// Closure lag counted in cycle numbers.
+    CycleNumbers,
+}
+
+impl Group {
+    /// The figures of the group.
+    #[must_use]
+    pub fn figures(self) -> &'static [&'static str] {
+        match self {
+            Group::Decisions => &["decisions", "decision_sequence", "decision_is_definitional"],
+            Group::DecisionVsBlocking => &["decision_vs_blocking"],
+            Group::FixCommits => &["closed_by_fix_commit", "closed_fix_and_verified", "science_fix_commits"],
+            Group::Severity => &["severity_distinct", "severity_occurrences"],
+            Group::Labels => &["source", "source_x_severity", "finding_class"],
+            Group::Scopes => &["scopes"],
+            Group::Rules => &["rules", "rule_cycle_spread", "single_rule_occurrences", "most_cited_rule"],
+            Group::Durations => &["audit_minutes", "gap_minutes"],
+            Group::Models => &["models", "n_models", "cycles_without_model"],
+            Group::CycleNumbers => &["closure_lag_cycle_numbers"],
+        }
+    }
+}
+
+/// Which decisions say something about blocking findings, as the protocol declares them: a
+/// decision other than `exempt` is definitional when it is `blocked` exactly when a finding of
+/// its cycle blocks a scope (`None`: no decision is exempt, or none is the blocking one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gate {
+    /// The decision that passes whatever its findings.
+    pub exempt: Option<&'static str>,
+    /// The decision a blocking finding calls for.
+    pub blocked: Option<&'static str>,
+}
+
+/// How the protocol names its cycles by number, for the numbering gaps.
+#[derive(Debug, Clone, Copy)]
+pub struct Numbering {
+    /// The name of the cycle numbered `n`, as a gap is reported.
+    pub name: fn(u64) -> String,
+    /// Why the gaps are not measured when a cycle carries no number.
+    pub unnumbered: &'static str,
+}
+
+/// What kind of input the records came from, named by the protocol that converted it (so
+/// this model lists no protocol's formats), with what the protocol declares about its
+/// decisions, its cycle numbers and its second reading of closure entries.
+#[derive(Debug, Clone, Copy)]
 pub struct InputKind {
     id: &'static str,
     description: &'static str,
+    gate: Option<Gate>,
+    numbering: Option<Numbering>,
+    second_reading: Option<&'static str>,
 }
 
+impl PartialEq for InputKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for InputKind {}
+
 impl InputKind {
-    /// A kind named `id` in `inputs.kind` and described by `description` in messages.
+    /// A kind named `id` in `inputs.kind` and described by `description` in messages; it
+    /// declares no gate, no numbering and no second reading until told.
     #[must_use]
     pub const fn new(id: &'static str, description: &'static str) -> Self {
-        InputKind { id, description }
+        InputKind { id, description, gate: None, numbering: None, second_reading: None }
+    }
+
+    /// Declares which decisions gate on blocking findings.
+    #[must_use]
+    pub const fn gate(mut self, gate: Gate) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// Declares how cycles are named by number.
+    #[must_use]
+    pub const fn numbering(mut self, numbering: Numbering) -> Self {
+        self.numbering = Some(numbering);
+        self
+    }
+
+    /// Declares the caveat on closure entries that the format allows two readings of (the
+    /// figures use [`Closure::id`]); the entries are appended to it.
+    #[must_use]
+    pub const fn second_reading(mut self, caveat: &'static str) -> Self {
+        self.second_reading = Some(caveat);
+        self
     }
 
     /// Name used in `inputs.kind`.
@@ -44,6 +145,24 @@ impl InputKind {
     #[must_use]
     pub fn describe(self) -> &'static str {
         self.description
+    }
+
+    /// The declared gate.
+    #[must_use]
+    pub fn declared_gate(self) -> Option<Gate> {
+        self.gate
+    }
+
+    /// The declared numbering.
+    #[must_use]
+    pub fn declared_numbering(self) -> Option<Numbering> {
+        self.numbering
+    }
+
+    /// The declared caveat on closure entries read two ways.
+    #[must_use]
+    pub fn declared_second_reading(self) -> Option<&'static str> {
+        self.second_reading
     }
 }
 
@@ -75,9 +194,21 @@ impl Records {
         add_caveat(&mut self.caveats, figure, text);
     }
 
-    /// Marks `figures` as unsupported by this format for `reason`.
+    /// Declares that these records cannot measure the figures of `groups`, for `reason`.
+    pub fn cannot_measure(&mut self, groups: &[Group], reason: &str) {
+        for f in groups.iter().flat_map(|g| g.figures()) {
+            self.unsupported.insert((*f).to_owned(), reason.to_owned());
+        }
+    }
+
+    /// Marks `figures`, by name, as unsupported by this format for `reason`; prefer
+    /// [`Records::cannot_measure`].
+    ///
+    /// # Panics
+    /// When a name is not a figure: a misspelt name would otherwise leave the figure measured.
     pub fn unsupported(&mut self, figures: &[&str], reason: &str) {
         for f in figures {
+            assert!(FIGURES.contains(f), "{f} is not a figure");
             self.unsupported.insert((*f).to_owned(), reason.to_owned());
         }
     }
@@ -97,9 +228,9 @@ pub fn add_caveat(caveats: &mut BTreeMap<String, String>, figure: &str, text: &s
 /// One audit cycle.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CycleRecord {
-    /// Cycle directory name (`CYCLE-000004`), or where the record was when it has none.
+    /// The cycle's name in its records, or where the record was when it has none.
     pub id: String,
-    /// The cycle's number when its name carries one (`CYCLE-000004` → 4).
+    /// The cycle's number when its name carries one.
     pub number: Option<u64>,
     /// The audited science commit.
     pub audited_commit: Option<String>,
@@ -107,7 +238,7 @@ pub struct CycleRecord {
     pub decision: Option<String>,
     /// Auditor model identifier, verbatim (case-sensitive); `None` when unrecorded.
     pub model: Option<String>,
-    /// Runner (`codex-cli`).
+    /// What ran the cycle, as recorded; no figure reads it.
     pub runner: Option<String>,
     /// `started_at`, verbatim.
     pub started_at: Option<String>,
@@ -124,9 +255,9 @@ pub struct CycleRecord {
 pub struct Closure {
     /// The entry as written.
     pub raw: String,
-    /// The ID under the mining script's reading (what the figures use).
+    /// The ID under the format's first reading (what the figures use).
     pub id: Option<String>,
-    /// The ID under the analysis script's reading, when the format allows a second reading.
+    /// The ID under the format's second reading, when it allows one.
     pub alt: Option<String>,
 }
 
@@ -141,15 +272,15 @@ impl Closure {
 /// One finding occurrence (a finding listed by one cycle).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FindingRecord {
-    /// Finding ID (`F-007`), stable across cycles.
+    /// Finding ID, stable across cycles.
     pub id: String,
     /// Severity as listed in this occurrence.
     pub severity: Option<String>,
-    /// `blocked_scopes`; `None` when null or absent (counts as empty).
+    /// The scopes it blocks; `None` when null or absent (counts as empty).
     pub scopes: Option<Vec<String>>,
-    /// The `source:` evidence label (`DETERMINISTIC`, `JUDGMENT`), `None` when absent.
+    /// The evidence label saying where the finding came from, `None` when absent.
     pub source: Option<String>,
-    /// The `finding_class:` evidence label (`HARD`, `SOFT`), `None` when absent.
+    /// The evidence label classing the finding, `None` when absent.
     pub finding_class: Option<String>,
     /// Rule citations, sorted and unique.
     pub rules: Vec<String>,
@@ -164,3 +295,43 @@ impl FindingRecord {
         self.scopes.as_ref().is_some_and(|s| !s.is_empty())
     }
 }
+
+/// Every figure key, in the order the headline table shows them.
+pub const FIGURES: &[&str] = &[
+    "cycles",
+    "decisions",
+    "decision_sequence",
+    "findings_per_cycle",
+    "finding_occurrences",
+    "distinct_findings",
+    "closed",
+    "open",
+    "open_findings",
+    "closed_by_fix_commit",
+    "closed_fix_and_verified",
+    "science_fix_commits",
+    "closure_lag",
+    "closure_lag_cycle_numbers",
+    "recurring",
+    "n_recurring",
+    "reopened",
+    "unknown_closures",
+    "severity_distinct",
+    "severity_occurrences",
+    "source",
+    "source_x_severity",
+    "finding_class",
+    "scopes",
+    "rules",
+    "rule_cycle_spread",
+    "single_rule_occurrences",
+    "most_cited_rule",
+    "audit_minutes",
+    "gap_minutes",
+    "models",
+    "n_models",
+    "cycles_without_model",
+    "decision_is_definitional",
+    "decision_vs_blocking",
+    "numbering_gaps",
+];

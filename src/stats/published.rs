@@ -204,26 +204,7 @@ pub(super) fn check_lifecycle(
             format!("the lifecycle cannot be recomputed from {basis}: {reason}"),
         )];
     }
-    let cid = |pos: usize| Value::String(figs.cycle_ids[pos].clone());
-    let recomputed: BTreeMap<&str, Value> = figs
-        .lifecycle
-        .iter()
-        .map(|l| {
-            let mut v = json!({
-                "severity": l.severity,
-                "first_raised": cid(l.first_raised()),
-                "raised_in": l.raised_in.iter().map(|p| cid(*p)).collect::<Vec<_>>(),
-                "closed_confirmed_in": l.closed_in.map(cid),
-                "rules_cited": l.rules,
-            });
-            if let Some(s) = science {
-                let mut fc = s.by_finding.get(&l.id).cloned().unwrap_or_default();
-                fc.sort();
-                v["fix_commits"] = json!(fc);
-            }
-            (l.id.as_str(), v)
-        })
-        .collect();
+    let recomputed = recomputed(figs, science);
     let mut seen = BTreeSet::new();
     let mut with_fix = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -296,24 +277,59 @@ pub(super) fn check_lifecycle(
             ));
         }
     }
+    out.extend(fix_commits_checkable(p, entries, science, with_fix));
+    out
+}
+
+/// The lifecycle of every finding as `findings_lifecycle.json` states it, recomputed.
+fn recomputed<'a>(figs: &'a Figures, science: Option<&Science>) -> BTreeMap<&'a str, Value> {
+    let cid = |pos: usize| Value::String(figs.cycle_ids[pos].clone());
+    figs.lifecycle
+        .iter()
+        .map(|l| {
+            let mut v = json!({
+                "severity": l.severity,
+                "first_raised": cid(l.first_raised()),
+                "raised_in": l.raised_in.iter().map(|p| cid(*p)).collect::<Vec<_>>(),
+                "closed_confirmed_in": l.closed_in.map(cid),
+                "rules_cited": l.rules,
+            });
+            if let Some(s) = science {
+                let mut fc = s.by_finding.get(&l.id).cloned().unwrap_or_default();
+                fc.sort();
+                v["fix_commits"] = json!(fc);
+            }
+            (l.id.as_str(), v)
+        })
+        .collect()
+}
+
+/// CV-S005 on the entries' `fix_commits`: not checkable without the science repository.
+fn fix_commits_checkable(
+    p: &Published,
+    entries: &[crate::json::Value],
+    science: Option<&Science>,
+    with_fix: Vec<(String, Value)>,
+) -> Option<CheckResult> {
     if !with_fix.is_empty() {
         let ids: Vec<&str> = with_fix.iter().map(|(id, _)| id.as_str()).collect();
-        out.push(
+        Some(
             not_checkable(
                 &format!("{} fix_commits", p.name),
                 &format!("fix_commits of {}: {NEEDS_SCIENCE}", ids.join(", ")),
             )
             .with("fix_commits", with_fix.into_iter().collect::<serde_json::Map<_, _>>()),
-        );
+        )
     } else if science.is_some() && entries.iter().any(|e| e.get("fix_commits").is_some()) {
-        out.push(CheckResult::new(
+        Some(CheckResult::new(
             &NOT_CHECKABLE,
             Outcome::Passed,
             format!("{} fix_commits", p.name),
             "checkable: the science repository was given; CV-S003 compares each entry's fix_commits",
-        ));
+        ))
+    } else {
+        None
     }
-    out
 }
 
 /// Names a published file's own records.

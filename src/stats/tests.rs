@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::figures::{FIGURES, compute};
-use super::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
+use super::model::{Closure, CycleRecord, FindingRecord, Gate, InputKind, Numbering, Records};
 use super::num;
 
 const SEVERITIES: [&str; 4] = ["CRITICAL", "HIGH", "MEDIUM", "LOW"];
@@ -33,8 +33,13 @@ fn finding(id: u8, sev: usize, scopes: u8, rules: u8, source: Option<bool>) -> F
 
 type RawCycle = (u64, Vec<(u8, usize, u8, u8, Option<bool>)>, Vec<u8>, u8, Option<(u32, u32)>);
 
+/// A kind declaring the gate and numbering of the generated cycles.
+const KIND: InputKind = InputKind::new("analysis-records", "analysis records (cycles-b.json)")
+    .gate(Gate { exempt: Some("PASS"), blocked: Some("BLOCK") })
+    .numbering(Numbering { name: |n| format!("CYCLE-{n:06}"), unnumbered: "some cycles carry no number" });
+
 fn records(raw: &[RawCycle]) -> Records {
-    let mut r = Records::new(InputKind::new("analysis-records", "analysis records (cycles-b.json)"));
+    let mut r = Records::new(KIND);
     let mut number = 0;
     let mut minute = 0u32;
     for (gap, findings, closed, model, times) in raw {

@@ -8,13 +8,11 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand};
-use crossverify::crossaudit::{self, DialectChoice};
 use crossverify::progress::Ctx;
 use crossverify::render::{self, Format};
 use crossverify::report::Report;
 
 mod progress_bar;
-mod scale;
 
 /// The exit-code table every `--help` ends with.
 macro_rules! exit_codes {
@@ -34,6 +32,8 @@ macro_rules! help {
         concat!("Examples:\n", $("  ", $example, "\n",)+ "\n", exit_codes!())
     };
 }
+
+mod protocols;
 
 /// Offline, third-party verification of the supervision records AI agents leave in git.
 ///
@@ -79,9 +79,7 @@ struct Global {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Verify the demo ledger built into the binary (no arguments, no network, no git CLI).
-    #[command(after_help = help!("crossverify demo", "crossverify demo --format html > demo.html"))]
-    Demo,
+    #[command(display_order = 1)]
     /// Re-derive the SHA-256 manifest of REPO at REV from git objects.
     #[command(after_help = help!(
         "crossverify manifest science HEAD",
@@ -96,134 +94,7 @@ enum Command {
         #[arg(long = "scope", value_name = "PREFIX")]
         scopes: Vec<String>,
     },
-    /// Verify a whole CrossAudit ledger: every receipt, the history, the I1–I8 conformance.
-    #[command(after_help = help!(
-        "crossverify ledger --audit audit --science science",
-        "crossverify ledger --audit audit --science science --summary --output html=report.html",
-        "crossverify ledger --audit science   # the product's local mode"
-    ))]
-    Ledger {
-        /// Repository holding the ledger (the audit repository; the science repository in the
-        /// product's local mode).
-        #[arg(long, value_name = "PATH")]
-        audit: PathBuf,
-        /// Science repository (omit in the product's local mode).
-        #[arg(long, value_name = "PATH")]
-        science: Option<PathBuf>,
-        /// Format family.
-        #[arg(long, value_enum, default_value = "auto")]
-        dialect: Dialect,
-        /// Audit revision to verify (default HEAD).
-        #[arg(long, value_name = "REV")]
-        audit_rev: Option<String>,
-        /// A previously seen audit head that must still be an ancestor (detects rewritten history).
-        #[arg(long, value_name = "SHA")]
-        expect_audit_head: Option<String>,
-        /// Allowed-signers file (git's gpg.ssh.allowedSignersFile format): every ledger commit
-        /// must carry an SSH signature by a key it allows for the committer (CV-T001–CV-T004).
-        #[arg(long, value_name = "FILE")]
-        allowed_signers: Option<PathBuf>,
-        #[command(flatten)]
-        sigstore: SigstoreArgs,
-        #[command(flatten)]
-        scale: scale::LedgerArgs,
-    },
-    /// Verify one receipt and decide its admission (the CI gate).
-    #[command(after_help = help!(
-        "crossverify receipt --science . --expect-sha \"$GITHUB_SHA\" --admit",
-        "crossverify receipt .crossaudit/ledger/cycle-3/receipt.json --science science --audit audit",
-        "crossverify receipt --science . --expect-sha HEAD-SHA --admit --consumed consumed.txt"
-    ))]
-    Receipt {
-        /// The receipt: `<ledger dir>/<cycle>/receipt.json`, relative to the ledger repository or
-        /// a path inside it. Omit it to verify the latest receipt binding --expect-sha.
-        receipt: Option<PathBuf>,
-        /// Science repository (in the product's local mode, also the ledger repository).
-        #[arg(long, value_name = "PATH")]
-        science: PathBuf,
-        /// Audit repository holding the ledger (paired mode; default: the science repository).
-        #[arg(long, value_name = "PATH")]
-        audit: Option<PathBuf>,
-        /// The commit the receipt must bind.
-        #[arg(long, value_name = "SHA")]
-        expect_sha: Option<String>,
-        /// The science repository name the receipt must bind (`owner/name`).
-        #[arg(long, value_name = "NAME")]
-        expect_repo: Option<String>,
-        /// Exit 0 only when the receipt is admissible.
-        #[arg(long)]
-        admit: bool,
-        /// The gate's own record of receipts already admitted (one receipt identity per line, at
-        /// least 16 hex digits; `#` comments): makes single use decidable for schema-2 ledgers,
-        /// whose controller state is not published.
-        #[arg(long, value_name = "FILE")]
-        consumed: Option<PathBuf>,
-        /// Audit revision (default HEAD).
-        #[arg(long, value_name = "REV")]
-        audit_rev: Option<String>,
-        /// Allowed-signers file: every ledger commit must be signed by a key it allows.
-        #[arg(long, value_name = "FILE")]
-        allowed_signers: Option<PathBuf>,
-        #[command(flatten)]
-        sigstore: SigstoreArgs,
-        #[command(flatten)]
-        cache: scale::CacheArgs,
-    },
-    #[command(after_help = help!(
-        "crossverify bundle bundle.json --repo . --trust-store trust-store.json",
-        "crossverify bundle bundle.json --repo . --trusted-key \"$(cat signer.pub)\" --format json | jq -r .reason"
-    ))]
-    /// Verify a Proof-or-Stop receipt bundle offline, deciding one of the paper's reason codes.
-    ///
-    /// The JSON report's top-level `reason` is `ok` or one of the ten rejection codes, decided
-    /// by a fixed check order (specs/proof-or-stop.md).
-    Bundle {
-        /// The bundle (`application/vnd.proof-or-stop.bundle.v1+json`).
-        bundle: PathBuf,
-        /// Repository holding the live state.
-        #[arg(long, value_name = "PATH")]
-        repo: PathBuf,
-        /// Live revision H (default HEAD).
-        #[arg(long, value_name = "REV")]
-        rev: Option<String>,
-        /// Trust store (`proof-or-stop/trust-store/v1`).
-        #[arg(long, value_name = "FILE", required_unless_present = "trusted_key", conflicts_with = "trusted_key")]
-        trust_store: Option<PathBuf>,
-        /// A single trusted Ed25519 key (64 hex digits or base64 of the 32 bytes).
-        #[arg(long, value_name = "PUBKEY")]
-        trusted_key: Option<String>,
-        /// The story the bundle must be about.
-        #[arg(long, value_name = "ID")]
-        story: Option<String>,
-        #[command(flatten)]
-        live: PosLive,
-    },
-    #[command(after_help = help!(
-        "crossverify floor .proof-or-stop/story/actives/B-0001 --repo . --trust-store trust-store.json",
-        "crossverify floor evidence --repo . --trust-store trust-store.json --rounds 2 --format json"
-    ))]
-    /// Proof-or-Stop review-assurance floor and done gate over an evidence directory.
-    Floor {
-        /// Evidence directory (`verdicts/*.json`, `findings.json`).
-        evidence: PathBuf,
-        /// Repository holding the live state.
-        #[arg(long, value_name = "PATH")]
-        repo: PathBuf,
-        /// Live revision H (default HEAD).
-        #[arg(long, value_name = "REV")]
-        rev: Option<String>,
-        /// Trust store (`proof-or-stop/trust-store/v1`).
-        #[arg(long, value_name = "FILE")]
-        trust_store: PathBuf,
-        /// Rounds R the floor requires: raises the paper's 3 and the live policy's, never lowers them.
-        #[arg(long)]
-        rounds: Option<u32>,
-        /// Independent passes K per round: raises the paper's 2 and the live policy's, never lowers them.
-        #[arg(long)]
-        per_round: Option<u32>,
-        #[command(flatten)]
-        live: PosLive,
-    },
+    #[command(display_order = 6)]
     /// Finding-lifecycle figures of a ledger or mined records; checks stated figures (--claims).
     #[command(after_help = help!(
         "crossverify stats audit --science science",
@@ -245,6 +116,7 @@ enum Command {
         #[arg(long, value_name = "REV", requires = "science")]
         science_rev: Option<String>,
     },
+    #[command(display_order = 7)]
     /// Check a signed report (--sign-report): its signature; with --replay, its re-derivation.
     ///
     /// With --replay the recorded command runs again on the recorded inputs and the two
@@ -264,150 +136,40 @@ enum Command {
         #[arg(long)]
         replay: bool,
     },
+    #[command(display_order = 8)]
     /// Detect what PATH holds (ledger, receipt, records, transcript), say so and run the command for it.
     #[command(after_help = help!(
         "crossverify verify audit --science science",
-        "crossverify verify ledger/cycles.jsonl",
-        "crossverify verify _Msg --format html > transcript.html"
+        "crossverify verify evidence --repo . --trust-store trust-store.json",
+        "crossverify verify _Msg --format html > transcript.html",
     ))]
     Verify {
-        /// A ledger repository or directory, a receipt file, or ledger records.
+        /// A ledger repository or directory, a receipt file, ledger records, a transcript, or
+        /// Proof-or-Stop evidence (a bundle, an evidence directory, findings).
         path: PathBuf,
         /// Science repository (a paired ledger's, or for fix commits named in records).
         #[arg(long, value_name = "PATH")]
         science: Option<PathBuf>,
-    },
-    /// Replay a CrossExam transcript (a `_Msg/` directory) and report every protocol rule.
-    #[command(after_help = help!(
-        "crossverify transcript _Msg",
-        "crossverify transcript _Msg --prior bus-2026-11-30.jsonl --format html > transcript.html",
-        "crossverify transcript old-panel/_Msg --legacy"
-    ))]
-    Transcript {
-        /// The `_Msg/` directory.
-        dir: PathBuf,
-        /// Transcript from before sealed envelopes (crossexam 0.1.0–0.4.x).
-        #[arg(long)]
-        legacy: bool,
-        /// An earlier snapshot of bus.jsonl that must be a byte prefix of it (repeatable).
-        #[arg(long = "prior", value_name = "SNAPSHOT")]
-        priors: Vec<PathBuf>,
-    },
-    /// Combine the JSON reports of `ledger --shard K/N` into the report of one unsharded run.
-    #[command(after_help = help!(
-        "crossverify merge shard-1.json shard-2.json shard-3.json",
-        "crossverify merge reports/*.json --format json > ledger.json",
-        "crossverify merge --trusted-key shards.pub shard-*.dsse.json"
-    ))]
-    ///
-    /// All N shards, in any order; the ledger is read again at the same audit head, without
-    /// hashing (docs/scale.md).
-    Merge {
-        /// The shard reports (with --trusted-key: the envelopes their --sign-report wrote).
-        #[arg(required = true, value_name = "REPORT.json")]
-        reports: Vec<PathBuf>,
-        /// Take only shards signed with this OpenSSH Ed25519 public key: each REPORT is the
-        /// envelope `ledger --shard K/N --sign-report KEY --attestation REPORT` wrote, and one
-        /// that does not verify refuses the set (docs/scale.md, "What merge trusts").
-        #[arg(long, value_name = "PUBKEY")]
-        trusted_key: Option<PathBuf>,
-    },
-    /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
-    #[command(after_help = help!(
-        "crossverify batch submissions.jsonl --output-jsonl results.jsonl",
-        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --cache ~/.cache/crossverify"
-    ))]
-    ///
-    /// Exit 1 if any failed, else 3 if any was inconclusive or could not run, else 0
-    /// (docs/scale.md).
-    Batch {
-        /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
-        list: PathBuf,
-        /// Where the lines go (appended; lines already there are not redone).
+        /// Repository holding the live state (Proof-or-Stop bundles and evidence).
+        #[arg(long, value_name = "PATH")]
+        repo: Option<PathBuf>,
+        /// Trust store (Proof-or-Stop bundles and evidence).
         #[arg(long, value_name = "FILE")]
-        output_jsonl: PathBuf,
-        #[command(flatten)]
-        cache: scale::CacheArgs,
+        trust_store: Option<PathBuf>,
     },
+    #[command(display_order = 12)]
     /// List every check code with its level and summary.
     #[command(after_help = help!("crossverify checks", "crossverify checks --format csv > checks.csv"))]
     Checks,
+    #[command(display_order = 13)]
     /// Print the documentation page of a check code.
     #[command(after_help = help!("crossverify explain CV-A701", "crossverify explain cv-g002 --format html > CV-G002.html"))]
     Explain {
         /// Check code, e.g. CV-A701.
         code: String,
     },
-}
-
-/// Where the live Proof-or-Stop configuration comes from (default: the repository's
-/// `.proof-or-stop/` at the revision).
-#[derive(clap::Args, Debug)]
-struct PosLive {
-    /// Live policy (`proof-or-stop/policy/v1`).
-    #[arg(long, value_name = "FILE")]
-    policy: Option<PathBuf>,
-    /// Live command set (`proof-or-stop/command-set/v1`).
-    #[arg(long, value_name = "FILE")]
-    command_set: Option<PathBuf>,
-    /// Live story scope (`proof-or-stop/scope/v1`).
-    #[arg(long, value_name = "FILE")]
-    scope: Option<PathBuf>,
-}
-
-impl PosLive {
-    fn sources(&self, dir: Option<&Path>) -> crossverify::proof_or_stop::live::Sources {
-        crossverify::proof_or_stop::live::Sources {
-            policy: self.policy.clone(),
-            command_set: self.command_set.clone(),
-            scope: self.scope.clone(),
-            dir: dir.map(Path::to_owned),
-        }
-    }
-}
-
-/// Receipts wrapped in Sigstore bundles (`<cycle>/receipt.json.sigstore.json`), verified offline.
-#[derive(clap::Args, Debug)]
-struct SigstoreArgs {
-    /// Sigstore trusted root (`trusted_root.json`) the bundles must chain to; without it a bundle
-    /// is inconclusive.
-    #[arg(long, value_name = "FILE")]
-    trusted_root: Option<PathBuf>,
-    /// Identity the signing certificate must name (an e-mail address or URI).
-    #[arg(long, value_name = "SAN", requires = "certificate_oidc_issuer")]
-    certificate_identity: Option<String>,
-    /// OIDC issuer the signing certificate must name.
-    #[arg(long, value_name = "URL", requires = "certificate_identity")]
-    certificate_oidc_issuer: Option<String>,
-}
-
-impl SigstoreArgs {
-    fn options(&self) -> crossverify::anchors::sigstore::Options {
-        crossverify::anchors::sigstore::Options {
-            trusted_root: self.trusted_root.clone(),
-            identity: self.certificate_identity.clone(),
-            issuer: self.certificate_oidc_issuer.clone(),
-        }
-    }
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum Dialect {
-    Auto,
-    V1,
-    Schema2,
-    Deployed,
-}
-
-impl From<Dialect> for DialectChoice {
-    fn from(d: Dialect) -> Self {
-        match d {
-            Dialect::Auto => DialectChoice::Auto,
-            Dialect::V1 => DialectChoice::V1,
-            Dialect::Schema2 => DialectChoice::Schema2,
-            Dialect::Deployed => DialectChoice::Deployed,
-        }
-    }
+    #[command(flatten)]
+    Protocol(protocols::Command),
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -480,7 +242,7 @@ fn one_line(rendered: &str) -> String {
 
 fn run(cli: &Cli) -> anyhow::Result<u8> {
     check_outputs(&cli.global.outputs)?;
-    if cli.global.sign_report.is_some() && matches!(cli.command, Command::Batch { .. }) {
+    if cli.global.sign_report.is_some() && matches!(&cli.command, Command::Protocol(c) if !c.writes_report()) {
         // Refused before any work: a batch run that went on would exit 0 with nothing signed.
         bail!(
             "--sign-report: `batch` writes one JSON line per ledger, not a report, so there is nothing to sign; \
@@ -498,51 +260,6 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
-        Command::Demo => crossaudit::demo(ctx).context("running the demo")?,
-        Command::Ledger { audit, science, dialect, audit_rev, expect_audit_head, allowed_signers, sigstore, scale } => {
-            let mut o = crossaudit::Options::new(audit);
-            o.science.clone_from(science);
-            o.dialect = (*dialect).into();
-            o.audit_rev.clone_from(audit_rev);
-            o.expect_audit_head.clone_from(expect_audit_head);
-            o.allowed_signers.clone_from(allowed_signers);
-            o.sigstore = sigstore.options();
-            scale::ledger(scale, o, cli.global.quiet, ctx)?
-        }
-        Command::Receipt {
-            receipt,
-            science,
-            audit,
-            expect_sha,
-            expect_repo,
-            admit,
-            consumed,
-            audit_rev,
-            allowed_signers,
-            sigstore,
-            cache,
-        } => {
-            let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
-            let mut o = crossaudit::Options::new(&ledger_repo);
-            o.science = Some(science.clone());
-            o.audit_rev.clone_from(audit_rev);
-            o.expect_sha.clone_from(expect_sha);
-            o.expect_repo.clone_from(expect_repo);
-            o.allowed_signers.clone_from(allowed_signers);
-            let record = consumed.as_deref().map(read_consumed).transpose()?;
-            o.consumed = record.as_ref().map(|r| r.ids.clone());
-            o.sigstore = sigstore.options();
-            o.cache = cache.open(cli.global.quiet)?;
-            let mut report = crossaudit::receipt(&o, receipt.as_deref(), *admit, ctx)?;
-            if let Some(r) = &record {
-                report.input("consumed", r.describe());
-                if r.absent && !cli.global.quiet {
-                    let _ = writeln!(std::io::stderr(), "crossverify: note: {}", r.describe());
-                }
-            }
-            cache.finish(o.cache.as_deref(), cli.global.quiet);
-            report
-        }
         Command::Stats { path, rev, claims, science, science_rev } => {
             let opts = crossverify::stats::Options {
                 path,
@@ -551,73 +268,28 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 science: science.as_deref(),
                 science_rev: science_rev.as_deref(),
             };
-            if crossverify::proof_or_stop::stats::is_evidence(path) {
-                crossverify::stats::command(&opts, || crossverify::proof_or_stop::stats::read(path))?
-            } else if crossverify::crossexam::stats_input::is_transcript(path) {
-                crossverify::stats::command(&opts, || crossverify::crossexam::stats_input::read(path, rev.as_deref()))?
-            } else {
-                crossverify::stats::command(&opts, || {
-                    crossaudit::stats_input::read(path, rev.as_deref(), science.as_deref(), ctx)
-                })?
-            }
+            let adapter = crossverify::protocols::stats_adapter(path);
+            crossverify::stats::command(&opts, || (adapter.read)(&opts, ctx))?
         }
-        Command::Bundle { bundle, repo, rev, trust_store, trusted_key, story, live } => {
-            use crossverify::proof_or_stop::{self as pos, Trust};
-            let trust = match (trust_store, trusted_key) {
-                (Some(p), _) => Trust::Store(p.clone()),
-                (None, Some(k)) => Trust::Key(k.clone()),
-                (None, None) => bail!("--trust-store or --trusted-key is required"),
-            };
-            let o = pos::BundleOptions {
-                bundle: bundle.clone(),
-                repo: repo.clone(),
-                rev: rev.clone(),
-                trust,
-                sources: live.sources(None),
-                story: story.clone(),
-            };
-            pos::bundle(&o)?
-        }
-        Command::Floor { evidence, repo, rev, trust_store, rounds, per_round, live } => {
-            let o = crossverify::proof_or_stop::FloorOptions {
-                evidence: evidence.clone(),
-                repo: repo.clone(),
-                rev: rev.clone(),
-                trust_store: trust_store.clone(),
-                rounds: *rounds,
-                per_round: *per_round,
-                sources: live.sources(Some(evidence)),
-            };
-            crossverify::proof_or_stop::floor(&o)?
-        }
-        Command::Verify { path, science } => {
-            let found = crossverify::protocols::detect(path, science.as_deref()).map_err(anyhow::Error::msg)?;
-            if !cli.global.quiet {
-                let _ =
-                    writeln!(std::io::stderr(), "crossverify: detected {}: running `{}`", found.what, found.command);
-            }
-            let (what, command) = (found.what.clone(), found.command.clone());
-            let mut report = (found.run)(ctx).map_err(|e| anyhow::anyhow!(e))?;
-            report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
-            report
-        }
-        Command::Transcript { dir, legacy, priors } => {
-            let mut o = crossverify::crossexam::Options::new(dir);
-            o.legacy = *legacy;
-            o.priors.clone_from(priors);
-            crossverify::crossexam::transcript(&o)?
+        Command::Verify { path, science, repo, trust_store } => {
+            let given: Vec<(&str, &Path)> = [("science", science), ("repo", repo), ("trust-store", trust_store)]
+                .into_iter()
+                .filter_map(|(name, p)| p.as_deref().map(|p| (name, p)))
+                .collect();
+            verify(path, crossverify::protocols::Given(&given), cli.global.quiet, ctx)?
         }
         Command::Attest { envelope, trusted_key, replay } => {
             let replayer = |args: &[String]| replay_run(args);
             let replayer: crossverify::attest::Replayer<'_> = &replayer;
             crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
         }
-        Command::Merge { reports, trusted_key } => scale::merge(reports, trusted_key.as_deref(), ctx)?,
-        Command::Batch { list, output_jsonl, cache } => {
-            let code = scale::batch(list, output_jsonl, cache, cli.global.quiet, ctx);
-            bar.clear();
-            return code;
-        }
+        Command::Protocol(c) => match c.run(&protocols::Env { ctx, quiet: cli.global.quiet })? {
+            protocols::Ran::Report(report) => *report,
+            protocols::Ran::Exit(code) => {
+                bar.clear();
+                return code;
+            }
+        },
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
     };
@@ -642,6 +314,20 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     // would only delay the exit (a tenth of a re-verification's time, measured).
     std::mem::forget(report);
     Ok(code)
+}
+
+/// `crossverify verify PATH`: the protocol that recognises PATH runs the command for it, after
+/// saying so; one that needs an input not given names it, with the command (exit 2).
+fn verify(path: &Path, given: crossverify::protocols::Given<'_>, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<Report> {
+    let found = crossverify::protocols::detect(path, given).map_err(anyhow::Error::msg)?;
+    let (what, command) = (found.what, found.command);
+    let run = found.run.map_err(|needs| anyhow::anyhow!("{}: {what}: {needs}: `{command}`", path.display()))?;
+    if !quiet {
+        let _ = writeln!(std::io::stderr(), "crossverify: detected {what}: running `{command}`");
+    }
+    let mut report = run(ctx).map_err(|e| anyhow::anyhow!(e))?;
+    report.input("frontDoor", serde_json::json!({ "detected": what, "ran": command }));
+    Ok(report)
 }
 
 fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
@@ -714,62 +400,6 @@ fn companion_path(primary: &Path, suffix: &str) -> PathBuf {
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).map_err(Into::into)
-}
-
-/// The gate's record of admitted receipts, as read.
-struct Consumed {
-    path: PathBuf,
-    ids: std::collections::BTreeSet<String>,
-    /// The file does not exist yet: the first run of a gate, treated as an empty record.
-    absent: bool,
-}
-
-impl Consumed {
-    fn describe(&self) -> String {
-        if self.absent {
-            format!(
-                "--consumed {} does not exist yet: treated as an empty record (nothing admitted so far)",
-                self.path.display()
-            )
-        } else {
-            format!(
-                "{} ({} receipt identit{})",
-                self.path.display(),
-                self.ids.len(),
-                if self.ids.len() == 1 { "y" } else { "ies" }
-            )
-        }
-    }
-}
-
-/// Reads `--consumed`: one receipt identity per line. A file that does not exist is the
-/// gate's first run: an empty record, said so in the report and on standard error.
-fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
-    let text = match std::fs::read_to_string(path) {
-        Err(e)
-            if e.kind() == std::io::ErrorKind::NotFound
-                && path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
-        {
-            return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
-        }
-        other => other.with_context(|| format!("reading --consumed file {}", path.display()))?,
-    };
-    let mut set = std::collections::BTreeSet::new();
-    for (n, line) in text.lines().enumerate() {
-        let id = line.split('#').next().unwrap_or_default().trim();
-        if id.is_empty() {
-            continue;
-        }
-        if !(16..=64).contains(&id.len()) || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            bail!(
-                "{} line {}: {id:?} is not a receipt identity (16 to 64 hex digits of its SHA-256)",
-                path.display(),
-                n + 1
-            );
-        }
-        set.insert(id.to_ascii_lowercase());
-    }
-    Ok(Consumed { path: path.to_owned(), ids: set, absent: false })
 }
 
 /// Runs a recorded invocation again, as a fresh `crossverify` process writing its JSON report

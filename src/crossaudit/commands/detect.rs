@@ -131,7 +131,7 @@ impl Detected {
                     science_rev: None,
                 };
                 Ok(crate::stats::command(&opts, || {
-                    crate::crossaudit::stats_input::read(path, None, science.as_deref(), ctx)
+                    crate::crossaudit::stats::input::read(path, None, science.as_deref(), ctx)
                 })?)
             }
         }

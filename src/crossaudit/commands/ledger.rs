@@ -182,11 +182,11 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
     report.results = results;
     report.finish();
     let kind = if l.origin.commit().is_some() {
-        crate::crossaudit::stats_input::kind::DEPLOYED_GIT
+        crate::crossaudit::stats::input::kind::DEPLOYED_GIT
     } else {
-        crate::crossaudit::stats_input::kind::DEPLOYED_DIRECTORY
+        crate::crossaudit::stats::input::kind::DEPLOYED_DIRECTORY
     };
-    let records = crate::crossaudit::stats_input::records(l, kind);
+    let records = crate::crossaudit::stats::input::records(l, kind);
     let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
     report.stats = figures;
     report.views.push(View::Table(conformance(&report.results)));

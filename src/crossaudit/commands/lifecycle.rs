@@ -31,8 +31,8 @@ fn iso(epoch: i64) -> Option<String> {
 /// Converts a verified ledger into statistics records.
 pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
     let kind = match ledger.family {
-        crate::crossaudit::records::receipt::Family::V1 => crate::crossaudit::stats_input::kind::V1_LEDGER,
-        crate::crossaudit::records::receipt::Family::Schema2 => crate::crossaudit::stats_input::kind::SCHEMA2_LEDGER,
+        crate::crossaudit::records::receipt::Family::V1 => crate::crossaudit::stats::input::kind::V1_LEDGER,
+        crate::crossaudit::records::receipt::Family::Schema2 => crate::crossaudit::stats::input::kind::SCHEMA2_LEDGER,
     };
     let mut r = Records::new(kind);
     // Findings of the previous round, per controller cycle, to infer closures.

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
 
-use super::deployed::{self, ClosureEntry, DeployedLedger, LoadError, cycle_number};
+use super::rules::{self, Patterns};
+use crate::crossaudit::deployed::{self, ClosureEntry, DeployedLedger, LoadError, cycle_number};
 use crate::git::{self, Repo, Scope};
 use crate::json::Value;
 use crate::manifest::Digest;
 use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::input::{ANALYSIS, CYCLES_B, CYCLES_JSONL, Input, LIFECYCLE, Published, SUMMARY};
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, InputKind, Records};
-use crate::stats::rules::{self, Patterns};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Records};
 use crate::stats::{Error, RECORDS_READABLE};
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
@@ -30,24 +30,39 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 
-/// The CrossAudit input kinds `stats` reports in `inputs.kind`.
+/// The CrossAudit input kinds `stats` reports in `inputs.kind`, each declaring CrossAudit's
+/// decisions (`BLOCK` when a finding blocks a scope, `PASS` whatever its findings), its
+/// `CYCLE-NNNNNN` numbering and the mining and analysis scripts' two readings of a
+/// verified-closed entry.
 pub mod kind {
-    use crate::stats::model::InputKind;
+    use crate::stats::model::{Gate, InputKind, Numbering};
+
+    const fn crossaudit(id: &'static str, description: &'static str) -> InputKind {
+        InputKind::new(id, description)
+            .gate(Gate { exempt: Some("PASS"), blocked: Some("BLOCK") })
+            .numbering(Numbering {
+                name: |n| format!("CYCLE-{n:06}"),
+                unnumbered: "some cycle ids carry no CYCLE-NNNNNN number",
+            })
+            .second_reading(
+                "verified-closed entries read differently by the mining script (leading F-<digits> of the text before ':') and the analysis script (first F-<digits> anywhere); the figures use the mining reading",
+            )
+    }
 
     /// A deployed ledger read from a plain directory.
     pub const DEPLOYED_DIRECTORY: InputKind =
-        InputKind::new("deployed-ledger-directory", "a deployed CrossAudit ledger (plain directory)");
+        crossaudit("deployed-ledger-directory", "a deployed CrossAudit ledger (plain directory)");
     /// A deployed ledger read from git objects at a revision.
     pub const DEPLOYED_GIT: InputKind =
-        InputKind::new("deployed-ledger-git", "a deployed CrossAudit ledger (git objects at a revision)");
+        crossaudit("deployed-ledger-git", "a deployed CrossAudit ledger (git objects at a revision)");
     /// Mined records: `cycles.jsonl` (+ `findings_lifecycle.json`, `summary.json`).
-    pub const MINED_RECORDS: InputKind = InputKind::new("mined-records", "mined ledger records (cycles.jsonl)");
+    pub const MINED_RECORDS: InputKind = crossaudit("mined-records", "mined ledger records (cycles.jsonl)");
     /// Analysis records: `cycles-b.json` (+ `analysis.json`).
-    pub const ANALYSIS_RECORDS: InputKind = InputKind::new("analysis-records", "analysis records (cycles-b.json)");
+    pub const ANALYSIS_RECORDS: InputKind = crossaudit("analysis-records", "analysis records (cycles-b.json)");
     /// A reference v1 ledger (receipts with `constitution_hash`).
-    pub const V1_LEDGER: InputKind = InputKind::new("v1-ledger", "a reference v1 CrossAudit ledger");
+    pub const V1_LEDGER: InputKind = crossaudit("v1-ledger", "a reference v1 CrossAudit ledger");
     /// A product receipt-schema-2 ledger.
-    pub const SCHEMA2_LEDGER: InputKind = InputKind::new("schema2-ledger", "a receipt-schema-2 CrossAudit ledger");
+    pub const SCHEMA2_LEDGER: InputKind = crossaudit("schema2-ledger", "a receipt-schema-2 CrossAudit ledger");
 }
 
 /// Detects what `path` holds and reads it. `science` is the science repository the caller
@@ -135,18 +150,18 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                 Some(mut input) => {
                     // A receipt ledger in git: crawl it as `crossverify ledger` does and
                     // convert its cycles.
-                    let mut o = super::Options::new(path);
+                    let mut o = crate::crossaudit::Options::new(path);
                     o.audit_rev = Some(commit.to_string());
                     o.science = science.map(Path::to_path_buf);
-                    let records = super::lifecycle_records(&o, ctx).map_err(|e| match e {
+                    let records = crate::crossaudit::lifecycle_records(&o, ctx).map_err(|e| match e {
                         // The operator's input is wrong (a paired ledger without its science
                         // repository, the wrong one): could not run, with the fix, as `ledger`.
-                        super::Error::Usage(m) => Error::Input(m),
+                        crate::crossaudit::Error::Usage(m) => Error::Input(m),
                         // Figures over one layout of a mixed ledger would describe a part as
                         // the whole: the layouts are named, as `ledger` names them (CV-A005).
-                        e @ super::Error::MixedLayouts(_) => Error::Input(e.to_string()),
-                        super::Error::Git(g) => Error::Git(g),
-                        super::Error::Interrupted(i) => Error::Interrupted(i),
+                        e @ crate::crossaudit::Error::MixedLayouts(_) => Error::Input(e.to_string()),
+                        crate::crossaudit::Error::Git(g) => Error::Git(g),
+                        crate::crossaudit::Error::Interrupted(i) => Error::Interrupted(i),
                     })?;
                     input.records = records;
                     input.results.clear();
@@ -247,7 +262,7 @@ pub fn records(ledger: &DeployedLedger, kind: InputKind) -> Records {
                 .or_else(|| meta.and_then(|m| m.audited_commit.clone())),
             decision: result.map(|r| r.decision.clone()),
             model: meta.and_then(|m| m.model.clone()),
-            runner: meta.and_then(|m| m.runner.clone()),
+            runner: None,
             started_at: meta.and_then(|m| m.started_at.clone()),
             completed_at: meta.and_then(|m| m.completed_at.clone()),
             findings: result.map(|r| {
@@ -328,7 +343,8 @@ pub fn records_dir(dir: &Path, prefer: Option<InputKind>) -> Result<Input, Error
         }
     }
     let primary = match (prefer, &mined, &analysis) {
-        (Some(kind::MINED_RECORDS), Some(m), _) | (_, Some(m), None) => m.clone(),
+        (Some(k), Some(m), _) if k == kind::MINED_RECORDS => m.clone(),
+        (_, Some(m), None) => m.clone(),
         (_, _, Some(a)) => a.clone(),
         (_, None, None) => {
             return Err(Error::Input(format!(
@@ -391,8 +407,8 @@ fn unreadable_cycle(id: String) -> CycleRecord {
 /// `cycles.jsonl`: one strict JSON object per line (real-ledger note §2.2).
 fn mined_records(bytes: &[u8], results: &mut Vec<CheckResult>) -> Records {
     let mut records = Records::new(kind::MINED_RECORDS);
-    records.unsupported(
-        &["source", "source_x_severity", "finding_class"],
+    records.cannot_measure(
+        &[Group::Labels],
         "cycles.jsonl keeps no evidence lines, so the `source:` and `finding_class:` labels were not mined",
     );
     records
@@ -459,7 +475,6 @@ struct Dialect {
     /// The mined format keeps closure entries as written; analysis records hold plain IDs.
     closure: fn(&str) -> Closure,
     audited_commit: Option<&'static str>,
-    runner: Option<&'static str>,
     started: &'static str,
     completed: &'static str,
 }
@@ -477,7 +492,6 @@ const MINED: Dialect = Dialect {
     closed: "verified_closed",
     closure,
     audited_commit: Some("audited_commit"),
-    runner: Some("runner"),
     started: "started_at",
     completed: "completed_at",
 };
@@ -495,7 +509,6 @@ const ANALYSIS_FIELDS: Dialect = Dialect {
     closed: "closed",
     closure: Closure::plain,
     audited_commit: None,
-    runner: None,
     started: "started",
     completed: "completed",
 };
@@ -546,7 +559,7 @@ fn cycle(v: &Value, d: &Dialect) -> Result<CycleRecord, String> {
         audited_commit: optional(o, d.audited_commit)?,
         decision: Some(required(field_str(o, "decision"), "decision")?),
         model: field_str(o, "model")?,
-        runner: optional(o, d.runner)?,
+        runner: None,
         started_at: field_str(o, d.started)?,
         completed_at: field_str(o, d.completed)?,
         findings: Some(findings),
