@@ -63,12 +63,14 @@ pub use shard::{Shard, ledger_shard, merge};
 pub use views::conformance;
 
 use crate::checks::Check;
+#[cfg(feature = "cli")]
 use crate::progress::Ctx;
 use crate::report::Report;
 use crawl::Run;
 
 /// Reads `data` as every kind of cache payload this module stores (a receipt's results, a
 /// tree diff); for the `cache_entry` fuzz target, which requires only that none panics.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn read_cache_payloads(data: &[u8]) {
     memo::read_payload(data);
     load::read_changes_payload(data);
@@ -154,6 +156,7 @@ fn stats(report: &mut Report, run: &Run) {
 ///
 /// # Errors
 /// When the temporary directory cannot be written (exit 2).
+#[cfg(feature = "cli")]
 pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
     let dir = tempfile::Builder::new()
         .prefix("crossverify-demo-")
