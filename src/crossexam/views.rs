@@ -11,7 +11,7 @@ use crate::report::{Chart, ChartKind, CheckResult, Level, Outcome, Point, Report
 
 /// Per-seat counts from the bus.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct SeatRow {
+pub(crate) struct SeatRow {
     /// Claims on the bus (revealed or not).
     pub claims: u64,
     /// Verifies.

@@ -60,7 +60,7 @@ pub enum Error {
         /// First grafted commit.
         boundary: String,
     },
-    /// A record is larger than [`MAX_RECORD_BYTES`].
+    /// A record is larger than [`MAX_RECORD_BYTES`](super::MAX_RECORD_BYTES).
     #[error("{path}: {what} {id} is {size} bytes, more than the {limit}-byte limit for records")]
     TooLarge {
         /// Repository.

@@ -8,7 +8,7 @@
 mod error;
 mod history;
 mod quote;
-pub mod reftable;
+pub(crate) mod reftable;
 mod revision;
 use revision::read_reftable;
 mod signature;

@@ -14,15 +14,15 @@ use gix::ObjectId;
 use gix::bstr::BString;
 
 /// Largest table read; a ledger repository holds a handful of refs.
-pub const MAX_TABLE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_TABLE_BYTES: u64 = 64 << 20;
 /// Largest `tables.list` read.
-pub const MAX_LIST_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_LIST_BYTES: u64 = 1 << 20;
 /// Longest ref name accepted (git's files backend is bounded by `PATH_MAX` alike).
-pub const MAX_NAME_BYTES: usize = 4096;
+pub(crate) const MAX_NAME_BYTES: usize = 4096;
 
 /// What a ref holds once tables are merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RefValue {
+pub(crate) enum RefValue {
     /// An object id (for an annotated tag: the tag object, not the peeled id).
     Id(ObjectId),
     /// A symbolic ref to another ref name.
@@ -30,12 +30,12 @@ pub enum RefValue {
 }
 
 /// Merged refs by full name (`HEAD`, `refs/heads/main`).
-pub type RefMap = BTreeMap<BString, RefValue>;
+pub(crate) type RefMap = BTreeMap<BString, RefValue>;
 
 /// A reftable that could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {reason}")]
-pub struct ReftableError {
+pub(crate) struct ReftableError {
     /// The file at fault.
     pub path: PathBuf,
     /// Why.
@@ -43,14 +43,14 @@ pub struct ReftableError {
 }
 
 /// One table's ref records in table order: `None` is a deletion.
-pub type Records = Vec<(BString, Option<RefValue>)>;
+pub(crate) type Records = Vec<(BString, Option<RefValue>)>;
 
 /// Reads the stack in `dir` (a `reftable` directory): the tables named in `tables.list`, oldest
 /// first, merged so that a newer table's record of a name wins and a deletion hides it.
 ///
 /// # Errors
 /// A missing, oversized or malformed `tables.list` or table, named with the reason.
-pub fn read_stack(dir: &Path, hash: gix::hash::Kind) -> Result<RefMap, ReftableError> {
+pub(crate) fn read_stack(dir: &Path, hash: gix::hash::Kind) -> Result<RefMap, ReftableError> {
     let list_path = dir.join("tables.list");
     let list = read_capped(&list_path, MAX_LIST_BYTES)?;
     let err = |reason: String| ReftableError { path: list_path.clone(), reason };
@@ -151,7 +151,7 @@ fn crc32(data: &[u8]) -> u32 {
 ///
 /// # Errors
 /// Why the table is malformed.
-pub fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String> {
+pub(crate) fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String> {
     let (header_len, body_end) = ref_section(data, hash)?;
     let block_size = usize::try_from(be(&data[5..8])).map_err(|_| "block size")?;
     let hash_len = hash.len_in_bytes();
