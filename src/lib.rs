@@ -33,6 +33,7 @@ pub mod checks;
 pub mod crossaudit;
 pub mod crossexam;
 pub mod foundation;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod git;
 pub mod json;

@@ -27,14 +27,16 @@ pub mod deployed;
 mod invariants;
 mod load;
 mod model;
+pub mod protocol;
 mod records;
 mod replay;
-pub mod protocol;
 pub mod stats;
 pub use stats::input as stats_input;
 
 pub use checks::INVARIANTS;
-pub use commands::ledger::{demo, ledger, lifecycle_records, receipt};
+#[cfg(feature = "cli")]
+pub use commands::ledger::demo;
+pub use commands::ledger::{ledger, lifecycle_records, receipt};
 pub use commands::views::conformance;
 pub use commands::{batch, detect};
 pub use crawl::substitute;
@@ -58,6 +60,7 @@ pub static CHECKS: &[&Check] = checks::CHECKS;
 
 /// Reads `data` as every kind of cache payload this module stores (a receipt's results, a
 /// tree diff); for the `cache_entry` fuzz target, which requires only that none panics.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn read_cache_payloads(data: &[u8]) {
     crawl::memo::read_payload(data);
     load::read_changes_payload(data);

@@ -7,7 +7,7 @@ use crate::json::{self, Value};
 
 /// Characters `str.splitlines()` ends a line on besides LF (CR comes from universal newlines
 /// when it is not followed by LF).
-pub const SPLITLINES_EXTRA: [char; 9] =
+pub(crate) const SPLITLINES_EXTRA: [char; 9] =
     ['\r', '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}'];
 
 /// What a physical line holds.
@@ -69,7 +69,7 @@ impl JsonType {
 }
 
 /// The keys whose values the rules read, in the order of [`Message::types`].
-pub const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"];
+pub(crate) const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"];
 
 /// One message object: its fields, each `Some` only when present as a string, and the JSON type
 /// of each field present. The parsed tree itself is not kept: a line of deep nesting or of
@@ -220,7 +220,7 @@ fn python_space(c: char) -> bool {
 
 /// Splits and numbers `bytes` as the tool does, parsing each physical line strictly.
 #[must_use]
-pub fn parse(bytes: &[u8]) -> Bus {
+pub(crate) fn parse(bytes: &[u8]) -> Bus {
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
     // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
@@ -278,7 +278,7 @@ pub fn parse(bytes: &[u8]) -> Bus {
 /// Why a line that is not blank is no message: the strict parser's error, or the JSON type it
 /// holds instead of an object. Computed when a finding is written, not kept per line.
 #[must_use]
-pub fn malformed_reason(text: &str) -> String {
+pub(crate) fn malformed_reason(text: &str) -> String {
     match json::parse(text.as_bytes()) {
         Ok(v) => format!("a JSON {}, not an object", v.type_name()),
         Err(e) => e.to_string(),
@@ -289,7 +289,7 @@ pub fn malformed_reason(text: &str) -> String {
 /// §2.1): `ts, from, type, msg[, ref]` or `ts, from, type, msg, via[, ref]`, `", "` and `": "`
 /// separators, non-ASCII raw.
 #[must_use]
-pub fn tool_serialised(m: &Message, text: &str) -> bool {
+pub(crate) fn tool_serialised(m: &Message, text: &str) -> bool {
     let (Some(ts), Some(from), Some(kind), Some(msg)) = (&m.ts, &m.from, &m.kind, &m.msg) else { return false };
     let mut keys = 4;
     let mut out = format!(
@@ -319,7 +319,7 @@ pub fn tool_serialised(m: &Message, text: &str) -> bool {
 
 /// The seat-name rule the CLI enforces since 0.5.1: `^[A-Za-z0-9._-]{1,64}$`, not `.`/`..`.
 #[must_use]
-pub fn valid_seat(name: &str) -> bool {
+pub(crate) fn valid_seat(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
         && name != "."
@@ -328,7 +328,7 @@ pub fn valid_seat(name: &str) -> bool {
 
 /// A phase note as the tool writes it (§2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PhaseNote {
+pub(crate) struct PhaseNote {
     /// The phase it moves to.
     pub phase: Phase,
     /// The reveal count of `phase -> debate (N sealed claim(s) revealed)`.
@@ -337,7 +337,7 @@ pub struct PhaseNote {
 
 /// The three phases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Blind answers.
     Blind,
     /// Cross-examination.
@@ -349,7 +349,7 @@ pub enum Phase {
 impl Phase {
     /// The word the tool writes.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Phase::Blind => "blind",
             Phase::Debate => "debate",
@@ -359,7 +359,7 @@ impl Phase {
 
     /// Reads the word the tool writes.
     #[must_use]
-    pub fn parse(word: &str) -> Option<Phase> {
+    pub(crate) fn parse(word: &str) -> Option<Phase> {
         match word {
             "blind" => Some(Phase::Blind),
             "debate" => Some(Phase::Debate),
@@ -372,7 +372,7 @@ impl Phase {
 /// The reading of an info `msg` that starts with `phase -> `: `Ok` for a note the tool
 /// writes, `Err` for one it cannot write, `None` when `msg` is no phase note at all.
 #[must_use]
-pub fn phase_note(msg: &str) -> Option<Result<PhaseNote, String>> {
+pub(crate) fn phase_note(msg: &str) -> Option<Result<PhaseNote, String>> {
     let rest = msg.strip_prefix("phase -> ")?;
     if let Some(p) = Phase::parse(rest) {
         return Some(Ok(PhaseNote { phase: p, revealed: None }));

@@ -2,23 +2,23 @@
 //! phase notes, reveal blocks and sealed envelopes, and every numbered rule of the format note
 //! §12 as a check whose code is the rule ID (`CX-G1`). See `specs/crossexam.md`.
 //!
-//! Layers inside: [`bus`] splits and numbers the bytes (pure, fuzzed), [`load`] reads the
-//! directory, [`replay`] derives phases and reveal blocks, the `rules_*`/`refs`/`history`
-//! modules judge, [`views`] draws, [`stats_input`] converts to the neutral records of `stats`.
+//! Layers inside: `bus` splits and numbers the bytes (pure, fuzzed), [`load`] reads the
+//! directory, `replay` derives phases and reveal blocks, the `rules_*`/`refs`/`history`
+//! modules judge, `views` draws, [`stats_input`] converts to the neutral records of `stats`.
 
-pub mod bus;
+pub(crate) mod bus;
 pub mod checks;
 mod history;
 mod judge;
 pub mod load;
 pub mod protocol;
 mod refs;
-pub mod replay;
+pub(crate) mod replay;
 mod rules_format;
 mod rules_phase;
 mod rules_side;
 pub mod stats_input;
-pub mod views;
+mod views;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ use super::bus::{Bus, Content, Phase, PhaseNote, phase_note};
 
 /// The phase in force when a line was appended, with revealed envelopes apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// Appended during blind (outside a reveal block).
     Blind,
     /// A sealed claim written by the reveal, right before its note.
@@ -19,7 +19,7 @@ pub enum Stage {
 impl Stage {
     /// The word the views write.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Stage::Blind => "blind",
             Stage::Revealed => "revealed",
@@ -39,7 +39,7 @@ impl Stage {
 
 /// A reveal block: the lines before a `phase -> debate (N …)` note.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
+pub(crate) struct Block {
     /// Index (into `Bus::lines`) of the note.
     pub note: usize,
     /// The count it announces.
@@ -51,7 +51,7 @@ pub struct Block {
 
 /// A phase change the notes replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Transition {
+pub(crate) struct Transition {
     /// Index of the note.
     pub line: usize,
     /// Phase before it.
@@ -62,7 +62,7 @@ pub struct Transition {
 
 /// A blind window: from the start (or a `phase -> blind` note) to the next debate note.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     /// Index of the opening note, `None` for the start of the bus.
     pub opened_by: Option<usize>,
     /// Index of the debate note that ends it, `None` while still open.
@@ -71,7 +71,7 @@ pub struct Window {
 
 /// The replayed bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replay {
+pub(crate) struct Replay {
     /// The stage of each line (same indexes as `Bus::lines`).
     pub stages: Vec<Stage>,
     /// Reveal blocks in bus order.
@@ -88,7 +88,7 @@ pub struct Replay {
 
 /// The well-formed phase note a line holds.
 #[must_use]
-pub fn note_of(content: &Content) -> Option<PhaseNote> {
+pub(crate) fn note_of(content: &Content) -> Option<PhaseNote> {
     let Content::Message(m) = content else { return None };
     if m.kind() != "info" {
         return None;
@@ -98,7 +98,7 @@ pub fn note_of(content: &Content) -> Option<PhaseNote> {
 
 /// Replays `bus` from blind (`cxam init` writes no note).
 #[must_use]
-pub fn replay(bus: &Bus) -> Replay {
+pub(crate) fn replay(bus: &Bus) -> Replay {
     let mut blocks = Vec::new();
     // Parsed lines so far, and where among them the latest phase note is: a block reaches back
     // to that note at most (the note itself, an info, then fails R1), so blocks do not overlap
@@ -155,7 +155,7 @@ pub fn replay(bus: &Bus) -> Replay {
 /// (newlines included), then a run of non-whitespace; `None` when that word is no phase or
 /// there is no match.
 #[must_use]
-pub fn task_marker(text: &str) -> Option<(Phase, String)> {
+pub(crate) fn task_marker(text: &str) -> Option<(Phase, String)> {
     // Universal newlines first, as the tool's text-mode read does.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let space = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);

@@ -11,7 +11,7 @@ use crate::report::{Chart, ChartKind, CheckResult, Level, Outcome, Point, Report
 
 /// Per-seat counts from the bus.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct SeatRow {
+pub(crate) struct SeatRow {
     /// Claims on the bus (revealed or not).
     pub claims: u64,
     /// Verifies.
@@ -118,6 +118,27 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
         note: Some("unresolved = claims with no later concede by the same seat (the bus names no target, so a challenge resolves nothing by itself); in synthesis = named as a whole word in synthesis.md, not measured without one.".into()),
         csv: true,
     }));
+    bus_views(report, t);
+    let standing = super::rules_side::standing_claimants(t);
+    let text = match &t.arena.synthesis {
+        Some(Ok(_)) => {
+            let missing: Vec<&str> =
+                standing.iter().map(String::as_str).filter(|x| words.as_ref().is_some_and(|w| !w.names(x))).collect();
+            if missing.is_empty() {
+                "names every seat that never conceded".to_owned()
+            } else {
+                format!("leaves out {}", missing.join(", "))
+            }
+        }
+        Some(Err(_)) => "unreadable".to_owned(),
+        None => "none (not measured)".to_owned(),
+    };
+    report.hints.headline = Some(("Synthesis".to_owned(), text));
+}
+
+/// The phase timeline and the bus replay table: one mark and one row per bus line, up to
+/// [`VIEW_LINES`] lines and every line with a violation.
+fn bus_views(report: &mut Report, t: &Transcript<'_>) {
     let marks = violations(&report.results);
     let mut points = Vec::new();
     let mut rows = Vec::new();
@@ -166,19 +187,4 @@ pub(crate) fn add(report: &mut Report, t: &Transcript<'_>) {
         note: Some(format!("# is the tool's number (what cxam prints and syntheses cite); violations are failed error- and warning-level rules on that line.{}", truncation(left_out))),
         csv: true,
     }));
-    let standing = super::rules_side::standing_claimants(t);
-    let text = match &t.arena.synthesis {
-        Some(Ok(_)) => {
-            let missing: Vec<&str> =
-                standing.iter().map(String::as_str).filter(|x| words.as_ref().is_some_and(|w| !w.names(x))).collect();
-            if missing.is_empty() {
-                "names every seat that never conceded".to_owned()
-            } else {
-                format!("leaves out {}", missing.join(", "))
-            }
-        }
-        Some(Err(_)) => "unreadable".to_owned(),
-        None => "none (not measured)".to_owned(),
-    };
-    report.hints.headline = Some(("Synthesis".to_owned(), text));
 }

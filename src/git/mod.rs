@@ -5,17 +5,24 @@
 //! does not resolve are [`Error`] variants that checks turn into `cantTell` with the reason.
 //! [`Repo`] is one thread's handle; [`SharedRepo`] hands out per-thread handles to rayon workers.
 
-pub mod reftable;
+mod error;
+mod history;
+mod quote;
+pub(crate) mod reftable;
+mod revision;
+use revision::read_reftable;
 mod signature;
 mod tree;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 pub use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
+pub use error::{Error, Result};
+pub use quote::{c_quote, c_unquote, display_path, needs_c_quote};
 pub use signature::CommitSignature;
 pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
 
@@ -26,100 +33,6 @@ pub const MAX_TREE_DEPTH: usize = 4096;
 /// Largest object crossverify reads into memory as a record (receipts, reports, configs).
 /// Manifest hashing reads blobs of any size; records above this are refused by name.
 pub const MAX_RECORD_BYTES: u64 = 64 << 20;
-
-/// A git access failure.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The path is not a readable repository.
-    #[error("{path}: not a readable git repository ({reason})")]
-    Open {
-        /// The path given.
-        path: PathBuf,
-        /// Why gix refused it.
-        reason: String,
-    },
-    /// A revision did not resolve to a commit.
-    #[error("{path}: revision `{rev}` does not resolve to a commit ({reason})")]
-    Revision {
-        /// Repository.
-        path: PathBuf,
-        /// The revision given.
-        rev: String,
-        /// Why.
-        reason: String,
-    },
-    /// An object the history or a tree refers to is not in the object database.
-    #[error("{path}: {what} {id} is missing from the object database{hint}")]
-    MissingObject {
-        /// Repository.
-        path: PathBuf,
-        /// The missing object (boxed, as in the other variants: a SHA-256 id is 32 bytes, and an
-        /// error this size travels through every `Result` of the crate).
-        id: Box<ObjectId>,
-        /// What it was expected to be (`commit`, `tree`, `blob`).
-        what: &'static str,
-        /// A suggestion, e.g. to unshallow.
-        hint: String,
-    },
-    /// An object exists but cannot be decoded, or has the wrong kind.
-    #[error("{path}: {what} {id} is corrupt or of the wrong kind ({reason})")]
-    CorruptObject {
-        /// Repository.
-        path: PathBuf,
-        /// The object.
-        id: Box<ObjectId>,
-        /// What it was expected to be.
-        what: &'static str,
-        /// Decoder message.
-        reason: String,
-    },
-    /// The repository is a shallow clone, so history-dependent facts cannot be established.
-    #[error("{path}: shallow clone: history before {boundary} is missing; run `git fetch --unshallow` in {path}")]
-    Shallow {
-        /// Repository.
-        path: PathBuf,
-        /// First grafted commit.
-        boundary: String,
-    },
-    /// A record is larger than [`MAX_RECORD_BYTES`].
-    #[error("{path}: {what} {id} is {size} bytes, more than the {limit}-byte limit for records")]
-    TooLarge {
-        /// Repository.
-        path: PathBuf,
-        /// Object.
-        id: Box<ObjectId>,
-        /// What it holds.
-        what: String,
-        /// Its size.
-        size: u64,
-        /// The limit.
-        limit: u64,
-    },
-    /// An object could not be written (only test harnesses write).
-    #[error("{path}: could not write an object ({reason})")]
-    Write {
-        /// Repository.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
-}
-
-impl Error {
-    /// Whether the failure means "evidence unavailable" (missing/corrupt object, shallow
-    /// history) rather than a misuse such as an unknown path.
-    #[must_use]
-    pub fn is_evidence_gap(&self) -> bool {
-        matches!(
-            self,
-            Error::MissingObject { .. } | Error::CorruptObject { .. } | Error::Shallow { .. } | Error::TooLarge { .. }
-        )
-    }
-}
-
-/// Result alias for this module.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Author or committer of a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -397,63 +310,6 @@ impl Repo {
         self.inner.object_hash()
     }
 
-    /// Resolves a revision (`HEAD`, a branch, a full or abbreviated id, `main~2`) to a commit.
-    ///
-    /// # Errors
-    /// [`Error::Revision`] when it does not name a commit.
-    pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
-        let spec_err = |reason: String| Error::Revision { path: self.path.clone(), rev: rev.to_owned(), reason };
-        let rewritten;
-        let expr = match &self.reftable {
-            Some(refs) => {
-                rewritten = reftable_rev(refs, rev).map_err(spec_err)?;
-                rewritten.as_str()
-            }
-            None => rev,
-        };
-        // gix's top-level message is about the parser ("couldn't parse revision"); its first
-        // cause says what is actually wrong ("Reference \"x\" could not be found").
-        let id = self
-            .inner
-            .rev_parse_single(expr)
-            .map_err(|e| {
-                // An unborn HEAD fails every revision with gix's "Could not peel 'HEAD'": say
-                // what the user can act on instead.
-                // (Under reftable the `HEAD` file is a placeholder that always looks unborn;
-                // `reftable_rev` has already answered for an unborn HEAD there.)
-                if self.reftable.is_none() && self.inner.head().is_ok_and(|h| h.is_unborn()) {
-                    return spec_err("the repository has no commits".to_owned());
-                }
-                let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                spec_err(revision_reason(&first_line(&cause)))
-            })?
-            .detach();
-        let obj = self
-            .inner
-            .try_find_object(id)
-            .map_err(|e| spec_err(e.to_string()))?
-            .ok_or_else(|| self.missing(id, "object"))?;
-        // Name the kind the revision reached rather than gix's peeling trace ("Last
-        // encountered object … was blob").
-        let named = match obj.kind {
-            gix::object::Kind::Blob => Some(("blob", "a file's contents")),
-            gix::object::Kind::Tree => Some(("tree", "a directory")),
-            gix::object::Kind::Commit | gix::object::Kind::Tag => None,
-        };
-        if let Some((kind, what)) = named {
-            return Err(spec_err(format!("it names the {kind} {} ({what}), not a commit", short_id(id))));
-        }
-        let peeled = obj.peel_to_kind(gix::object::Kind::Commit).map_err(|e| {
-            let reason = first_line(&e.to_string());
-            spec_err(if reason.contains("Last encountered object") {
-                "it is a tag that does not point to a commit".to_owned()
-            } else {
-                reason
-            })
-        })?;
-        Ok(peeled.id)
-    }
-
     /// Reads and decodes a commit.
     ///
     /// # Errors
@@ -600,127 +456,6 @@ impl Repo {
         }
     }
 
-    /// All commits reachable from `tip`, parents before children (a topological order that
-    /// breaks ties by commit time, then id, so it is deterministic).
-    ///
-    /// # Errors
-    /// A missing commit (with the unshallow hint on shallow clones).
-    pub fn history(&self, tip: ObjectId) -> Result<Vec<Commit>> {
-        let mut commits: BTreeMap<ObjectId, Commit> = BTreeMap::new();
-        let mut stack = vec![tip];
-        let grafted: HashSet<ObjectId> = self.shallow.iter().flatten().copied().collect();
-        while let Some(id) = stack.pop() {
-            if commits.contains_key(&id) {
-                continue;
-            }
-            let mut c = self.commit(id)?;
-            if grafted.contains(&id) {
-                // git treats a grafted commit as a root; so do we, and callers that need the
-                // whole history check `require_full_history` first.
-                c.parents.clear();
-            }
-            stack.extend(c.parents.iter().copied());
-            commits.insert(id, c);
-        }
-        Ok(topo_sort(commits))
-    }
-
-    /// Whether `ancestor` is `descendant` or one of its ancestors.
-    ///
-    /// # Errors
-    /// A missing commit on the way, or [`Error::Shallow`] when the answer would be "no" but the
-    /// walk reached a shallow boundary, beyond which the history is unknown.
-    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool> {
-        if ancestor == descendant {
-            return Ok(true);
-        }
-        let mut seen = HashSet::new();
-        let mut stack = vec![descendant];
-        let mut boundary = None;
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            let parents = self.commit(id)?.parents;
-            if parents.contains(&ancestor) {
-                return Ok(true);
-            }
-            if self.is_grafted(id) {
-                // The parents are named by the commit but absent: we cannot look past them.
-                boundary.get_or_insert(id);
-                continue;
-            }
-            stack.extend(parents);
-        }
-        match boundary {
-            Some(b) => Err(Error::Shallow { path: self.path.clone(), boundary: b.to_string() }),
-            None => Ok(false),
-        }
-    }
-
-    fn is_grafted(&self, id: ObjectId) -> bool {
-        self.shallow.as_ref().is_some_and(|g| g.contains(&id))
-    }
-
-    /// `git log -1 --format=%H <tip> -- <path>` with git's default history simplification: a
-    /// commit whose entry at `path` (kind and id; `path` may be a directory) equals that of a
-    /// parent is skipped in favour of the first such parent; the first commit with no such
-    /// parent changed the path. A root (or shallow boundary) commit is compared with the empty
-    /// tree. A path deleted on the way yields the deleting commit; `None` when no commit on the
-    /// simplified line ever had the path.
-    ///
-    /// # Errors
-    /// Missing objects on the way.
-    pub fn last_change(&self, tip: ObjectId, path: &str) -> Result<Option<ObjectId>> {
-        self.last_change_memo(tip, path, &LastChangeMemo::default())
-    }
-
-    /// [`last_change`](Self::last_change) with answers remembered in `memo` across calls, so
-    /// that many receipts of one long history each cost a lookup instead of a walk: every
-    /// commit on the simplified line shares the answer of the commit the walk stops at.
-    ///
-    /// # Errors
-    /// Missing objects on the way.
-    pub fn last_change_memo(&self, tip: ObjectId, path: &str, memo: &LastChangeMemo) -> Result<Option<ObjectId>> {
-        let key = |c: ObjectId| (c, path.to_owned());
-        let lookup = |c: ObjectId| memo.lock().expect("memo lock is never poisoned").get(&key(c)).copied();
-        if let Some(hit) = lookup(tip) {
-            return Ok(hit);
-        }
-        let at = |tree: ObjectId| -> Result<Option<(EntryKind, ObjectId)>> {
-            Ok(self.entry(tree, path.into())?.map(|e| (e.kind, e.id)))
-        };
-        let mut visited = Vec::new();
-        let mut current = self.commit(tip)?;
-        let here = at(current.tree)?;
-        let answer = loop {
-            if let Some(hit) = lookup(current.id) {
-                break hit;
-            }
-            visited.push(current.id);
-            if current.parents.is_empty() || self.is_grafted(current.id) {
-                break here.is_some().then_some(current.id);
-            }
-            let mut same = None;
-            for p in &current.parents {
-                let pc = self.commit(*p)?;
-                if at(pc.tree)? == here {
-                    same = Some(pc);
-                    break;
-                }
-            }
-            match same {
-                Some(pc) => current = pc,
-                None => break Some(current.id),
-            }
-        };
-        let mut m = memo.lock().expect("memo lock is never poisoned");
-        for c in visited {
-            m.insert(key(c), answer);
-        }
-        Ok(answer)
-    }
-
     /// Every entry below `tree` inside `scope`, recursively, sorted by path bytes.
     ///
     /// # Errors
@@ -744,42 +479,6 @@ impl Repo {
     }
 }
 
-fn topo_sort(mut commits: BTreeMap<ObjectId, Commit>) -> Vec<Commit> {
-    // Kahn's algorithm over child counts; ready commits are taken in (time, id) order so the
-    // result does not depend on hash-map iteration.
-    let mut pending: BTreeMap<ObjectId, usize> = BTreeMap::new();
-    for c in commits.values() {
-        let n = c.parents.iter().filter(|p| commits.contains_key(*p)).count();
-        pending.insert(c.id, n);
-    }
-    let mut children: BTreeMap<ObjectId, Vec<ObjectId>> = BTreeMap::new();
-    for c in commits.values() {
-        for p in &c.parents {
-            children.entry(*p).or_default().push(c.id);
-        }
-    }
-    let mut ready: BTreeMap<(i64, ObjectId), ()> = BTreeMap::new();
-    let ids: Vec<ObjectId> = pending.iter().filter(|(_, n)| **n == 0).map(|(id, _)| *id).collect();
-    for id in ids {
-        ready.insert((commits[&id].committer.time, id), ());
-    }
-    let mut out = Vec::with_capacity(commits.len());
-    while let Some(((_, id), ())) = ready.pop_first() {
-        if let Some(kids) = children.get(&id) {
-            for k in kids {
-                if let Some(n) = pending.get_mut(k) {
-                    *n -= 1;
-                    if *n == 0 {
-                        ready.insert((commits[k].committer.time, *k), ());
-                    }
-                }
-            }
-        }
-        out.push(commits.remove(&id).expect("every ready id is a collected commit"));
-    }
-    out
-}
-
 /// Creates an empty bare repository at `path` (created if missing) with `HEAD` on `main`,
 /// opened isolated from user and system configuration: the demo ledger and the test fixtures
 /// are written through it, so their bytes never depend on the machine. The error names why.
@@ -794,196 +493,8 @@ pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Reads a reftable repository's refs: the shared stack, and for a linked worktree its own
-/// stack, whose per-worktree refs (`HEAD`, `refs/worktree/`, `refs/bisect/`, `refs/rewritten/`)
-/// replace the shared ones.
-fn read_reftable(inner: &gix::Repository) -> Result<reftable::RefMap> {
-    let open_err = |e: reftable::ReftableError| Error::Open { path: e.path, reason: e.reason };
-    let mut refs = reftable::read_stack(&inner.common_dir().join("reftable"), inner.object_hash()).map_err(open_err)?;
-    let own = inner.git_dir().join("reftable");
-    if inner.git_dir() != inner.common_dir() && own.join("tables.list").exists() {
-        let per_worktree = |name: &BStr| {
-            !name.starts_with(b"refs/")
-                || [&b"refs/worktree/"[..], b"refs/bisect/", b"refs/rewritten/"].iter().any(|p| name.starts_with(p))
-        };
-        refs.retain(|name, _| !per_worktree(name.as_bstr()));
-        let mine = reftable::read_stack(&own, inner.object_hash()).map_err(open_err)?;
-        refs.extend(mine.into_iter().filter(|(name, _)| per_worktree(name.as_bstr())));
-    }
-    Ok(refs)
-}
-
-/// Most symbolic refs followed before giving up (git's own limit).
-const MAX_SYMREF_DEPTH: usize = 5;
-
-/// `rev` with its leading ref name replaced by the id it holds in `refs`, so that gix's parser
-/// (which cannot read reftable) sees only an id and the navigation after it (`~2`, `^{commit}`).
-/// The name is looked up as `git rev-parse` does: as given, then under `refs/`, `refs/tags/`,
-/// `refs/heads/`, `refs/remotes/` and `refs/remotes/<name>/HEAD`.
-fn reftable_rev(refs: &reftable::RefMap, rev: &str) -> std::result::Result<String, String> {
-    // A ref name cannot contain `~`, `^`, `:` or `@{`, so the first of them ends it.
-    let cut = rev.find(['~', '^', ':']).into_iter().chain(rev.find("@{")).min().unwrap_or(rev.len());
-    let (name, rest) = rev.split_at(cut);
-    if name.is_empty() {
-        return Ok(rev.to_owned());
-    }
-    let name = if name == "@" { "HEAD" } else { name };
-    // A full-length id names its object even where a ref has that name, as in `git rev-parse`.
-    if matches!(name.len(), 40 | 64) && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Ok(rev.to_owned());
-    }
-    let candidates = [
-        name.to_owned(),
-        format!("refs/{name}"),
-        format!("refs/tags/{name}"),
-        format!("refs/heads/{name}"),
-        format!("refs/remotes/{name}"),
-        format!("refs/remotes/{name}/HEAD"),
-    ];
-    let Some((mut current, mut value)) =
-        candidates.iter().find_map(|c| refs.get_key_value(c.as_bytes().as_bstr()).map(|(k, v)| (k.clone(), v)))
-    else {
-        if name.len() >= 4 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Ok(rev.to_owned());
-        }
-        return Err(format!("no branch, tag or commit is called `{name}`"));
-    };
-    for _ in 0..=MAX_SYMREF_DEPTH {
-        match value {
-            reftable::RefValue::Id(id) => return Ok(format!("{id}{rest}")),
-            reftable::RefValue::Symbolic(target) => match refs.get(target) {
-                Some(next) => {
-                    current = target.clone();
-                    value = next;
-                }
-                None if name == "HEAD" => return Err("the repository has no commits".to_owned()),
-                None => return Err(format!("`{current}` points to `{target}`, which does not exist")),
-            },
-        }
-    }
-    Err(format!("`{name}` is a chain of more than {MAX_SYMREF_DEPTH} symbolic refs"))
-}
-
-/// gix's revision-parser messages in the words of someone who typed a revision.
-fn revision_reason(cause: &str) -> String {
-    if let Some(name) = cause.strip_prefix("Reference \"").and_then(|r| r.strip_suffix("\" could not be found")) {
-        return format!("no branch, tag or commit is called `{name}`");
-    }
-    // "Commit 54db207 has 1 ancestors along the first parent and ancestor number 5 is out of range"
-    let words: Vec<&str> = cause.split(' ').collect();
-    if let [
-        "Commit",
-        id,
-        "has",
-        n,
-        "ancestors",
-        "along",
-        "the",
-        "first",
-        "parent",
-        "and",
-        "ancestor",
-        "number",
-        m,
-        "is",
-        "out",
-        "of",
-        "range",
-    ] = words.as_slice()
-    {
-        return format!("the history before {id} is only {n} commit(s) deep along the first parent, not {m}");
-    }
-    cause.to_owned()
-}
-
-fn short_id(id: ObjectId) -> String {
-    let hex = id.to_string();
-    hex.get(..12).unwrap_or(&hex).to_owned()
-}
-
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or(s).to_owned()
-}
-
-/// Renders a path like git's `core.quotePath`: as is when it is printable UTF-8, otherwise
-/// C-quoted with octal escapes (`"experiments/\303\251.json"`).
-#[must_use]
-pub fn display_path(path: &BStr) -> String {
-    match path.to_str() {
-        Ok(s) if !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') => s.to_owned(),
-        _ => c_quote(path),
-    }
-}
-
-/// Whether git's default `core.quotePath` writes `path` C-quoted: a control byte, `"`, `\\`,
-/// DEL or any byte of a multi-byte character.
-#[must_use]
-pub fn needs_c_quote(path: &BStr) -> bool {
-    path.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
-}
-
-/// The bytes behind a C-quoted path (`"a\\303\\251"` → `aé`); `None` unless `quoted` is one
-/// well-formed quoted string (escapes `\\a \\b \\t \\n \\v \\f \\r \\" \\\\` and three octal digits).
-#[must_use]
-pub fn c_unquote(quoted: &str) -> Option<BString> {
-    let inner = quoted.strip_prefix('"')?.strip_suffix('"')?.as_bytes();
-    let mut out = BString::default();
-    let mut i = 0;
-    while let Some(&b) = inner.get(i) {
-        i += 1;
-        if b == b'"' {
-            return None;
-        }
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        let e = *inner.get(i)?;
-        i += 1;
-        out.push(match e {
-            b'a' => 0x07,
-            b'b' => 0x08,
-            b't' => b'\t',
-            b'n' => b'\n',
-            b'v' => 0x0b,
-            b'f' => 0x0c,
-            b'r' => b'\r',
-            b'"' | b'\\' => e,
-            b'0'..=b'3' => {
-                let d = inner.get(i..i + 2)?;
-                if !d.iter().all(|c| (b'0'..=b'7').contains(c)) {
-                    return None;
-                }
-                i += 2;
-                (e - b'0') * 64 + (d[0] - b'0') * 8 + (d[1] - b'0')
-            }
-            _ => return None,
-        });
-    }
-    Some(out)
-}
-
-/// git's C-quoting of a path.
-#[must_use]
-pub fn c_quote(path: &BStr) -> String {
-    let mut out = String::from("\"");
-    for &b in path.as_bytes() {
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\t' => out.push_str("\\t"),
-            b'\r' => out.push_str("\\r"),
-            0x07 => out.push_str("\\a"),
-            0x08 => out.push_str("\\b"),
-            0x0b => out.push_str("\\v"),
-            0x0c => out.push_str("\\f"),
-            0x20..=0x7e => out.push(char::from(b)),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

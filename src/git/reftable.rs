@@ -14,15 +14,15 @@ use gix::ObjectId;
 use gix::bstr::BString;
 
 /// Largest table read; a ledger repository holds a handful of refs.
-pub const MAX_TABLE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_TABLE_BYTES: u64 = 64 << 20;
 /// Largest `tables.list` read.
-pub const MAX_LIST_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_LIST_BYTES: u64 = 1 << 20;
 /// Longest ref name accepted (git's files backend is bounded by `PATH_MAX` alike).
-pub const MAX_NAME_BYTES: usize = 4096;
+pub(crate) const MAX_NAME_BYTES: usize = 4096;
 
 /// What a ref holds once tables are merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RefValue {
+pub(crate) enum RefValue {
     /// An object id (for an annotated tag: the tag object, not the peeled id).
     Id(ObjectId),
     /// A symbolic ref to another ref name.
@@ -30,12 +30,12 @@ pub enum RefValue {
 }
 
 /// Merged refs by full name (`HEAD`, `refs/heads/main`).
-pub type RefMap = BTreeMap<BString, RefValue>;
+pub(crate) type RefMap = BTreeMap<BString, RefValue>;
 
 /// A reftable that could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {reason}")]
-pub struct ReftableError {
+pub(crate) struct ReftableError {
     /// The file at fault.
     pub path: PathBuf,
     /// Why.
@@ -43,14 +43,14 @@ pub struct ReftableError {
 }
 
 /// One table's ref records in table order: `None` is a deletion.
-pub type Records = Vec<(BString, Option<RefValue>)>;
+pub(crate) type Records = Vec<(BString, Option<RefValue>)>;
 
 /// Reads the stack in `dir` (a `reftable` directory): the tables named in `tables.list`, oldest
 /// first, merged so that a newer table's record of a name wins and a deletion hides it.
 ///
 /// # Errors
 /// A missing, oversized or malformed `tables.list` or table, named with the reason.
-pub fn read_stack(dir: &Path, hash: gix::hash::Kind) -> Result<RefMap, ReftableError> {
+pub(crate) fn read_stack(dir: &Path, hash: gix::hash::Kind) -> Result<RefMap, ReftableError> {
     let list_path = dir.join("tables.list");
     let list = read_capped(&list_path, MAX_LIST_BYTES)?;
     let err = |reason: String| ReftableError { path: list_path.clone(), reason };
@@ -151,46 +151,8 @@ fn crc32(data: &[u8]) -> u32 {
 ///
 /// # Errors
 /// Why the table is malformed.
-pub fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String> {
-    if data.len() < 24 || &data[..4] != b"REFT" {
-        return Err("not a reftable (no `REFT` header)".into());
-    }
-    let version = data[4];
-    let (header_len, table_hash) = match version {
-        1 => (24, gix::hash::Kind::Sha1),
-        2 => {
-            let id = data.get(24..28).ok_or("truncated header")?;
-            let kind = match id {
-                b"sha1" => gix::hash::Kind::Sha1,
-                b"s256" => gix::hash::Kind::Sha256,
-                _ => return Err(format!("unknown hash id {:?}", String::from_utf8_lossy(id))),
-            };
-            (28, kind)
-        }
-        v => return Err(format!("unsupported reftable version {v}")),
-    };
-    if table_hash != hash {
-        return Err(format!("its ids are {table_hash}, the repository's are {hash}"));
-    }
-    let footer_len = header_len + 44;
-    let body_end = data.len().checked_sub(footer_len).filter(|&e| e >= header_len).ok_or("truncated: no footer")?;
-    let footer = &data[body_end..];
-    if footer[..header_len] != data[..header_len] {
-        return Err("the footer's copy of the header differs from the header".into());
-    }
-    let stored = u32::try_from(be(&footer[footer_len - 4..])).map_err(|_| "footer CRC")?;
-    if crc32(&footer[..footer_len - 4]) != stored {
-        return Err("the footer's CRC-32 does not match".into());
-    }
-    // The ref section ends where the footer says the next section begins (0: absent).
-    let mut ref_end = body_end;
-    for (at, shift) in [(0, 0), (8, 5), (24, 0)] {
-        let pos = be(&footer[header_len + at..header_len + at + 8]) >> shift;
-        if pos > 0 {
-            ref_end = ref_end.min(usize::try_from(pos).unwrap_or(usize::MAX));
-        }
-    }
-    let body_end = ref_end;
+pub(crate) fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String> {
+    let (header_len, body_end) = ref_section(data, hash)?;
     let block_size = usize::try_from(be(&data[5..8])).map_err(|_| "block size")?;
     let hash_len = hash.len_in_bytes();
     // Expanded names may not outgrow the table by more than a small factor.
@@ -256,25 +218,7 @@ pub fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String
                 return Err("the expanded ref names are implausibly large for the table".into());
             }
             c.varint("update index")?;
-            let value = match suffix_and_type & 7 {
-                0 => None,
-                1 | 2 => {
-                    let id = ObjectId::try_from(c.take(hash_len, "object id")?).map_err(|e| e.to_string())?;
-                    if suffix_and_type & 7 == 2 {
-                        c.take(hash_len, "peeled id")?;
-                    }
-                    Some(RefValue::Id(id))
-                }
-                3 => {
-                    let len = usize::try_from(c.varint("symref")?).map_err(|_| "symref length")?;
-                    let target = c.take(len, "symref target")?;
-                    if target.len() > MAX_NAME_BYTES {
-                        return Err(format!("a symref target is longer than {MAX_NAME_BYTES} bytes"));
-                    }
-                    Some(RefValue::Symbolic(target.into()))
-                }
-                t => return Err(format!("unknown ref value type {t}")),
-            };
+            let value = ref_value(&mut c, suffix_and_type & 7, hash_len)?;
             records.push((BString::from(name.clone()), value));
             prev = name;
         }
@@ -285,6 +229,73 @@ pub fn parse_table(data: &[u8], hash: gix::hash::Kind) -> Result<Records, String
         start = if padded { start + block_size } else { block_end };
     }
     Ok(records)
+}
+
+/// The header's length and where the ref section ends, after checking the header, the footer's
+/// copy of it and the footer's CRC.
+fn ref_section(data: &[u8], hash: gix::hash::Kind) -> Result<(usize, usize), String> {
+    if data.len() < 24 || &data[..4] != b"REFT" {
+        return Err("not a reftable (no `REFT` header)".into());
+    }
+    let version = data[4];
+    let (header_len, table_hash) = match version {
+        1 => (24, gix::hash::Kind::Sha1),
+        2 => {
+            let id = data.get(24..28).ok_or("truncated header")?;
+            let kind = match id {
+                b"sha1" => gix::hash::Kind::Sha1,
+                b"s256" => gix::hash::Kind::Sha256,
+                _ => return Err(format!("unknown hash id {:?}", String::from_utf8_lossy(id))),
+            };
+            (28, kind)
+        }
+        v => return Err(format!("unsupported reftable version {v}")),
+    };
+    if table_hash != hash {
+        return Err(format!("its ids are {table_hash}, the repository's are {hash}"));
+    }
+    let footer_len = header_len + 44;
+    let body_end = data.len().checked_sub(footer_len).filter(|&e| e >= header_len).ok_or("truncated: no footer")?;
+    let footer = &data[body_end..];
+    if footer[..header_len] != data[..header_len] {
+        return Err("the footer's copy of the header differs from the header".into());
+    }
+    let stored = u32::try_from(be(&footer[footer_len - 4..])).map_err(|_| "footer CRC")?;
+    if crc32(&footer[..footer_len - 4]) != stored {
+        return Err("the footer's CRC-32 does not match".into());
+    }
+    // The ref section ends where the footer says the next section begins (0: absent).
+    let mut ref_end = body_end;
+    for (at, shift) in [(0, 0), (8, 5), (24, 0)] {
+        let pos = be(&footer[header_len + at..header_len + at + 8]) >> shift;
+        if pos > 0 {
+            ref_end = ref_end.min(usize::try_from(pos).unwrap_or(usize::MAX));
+        }
+    }
+    Ok((header_len, ref_end))
+}
+
+/// A ref record's value of type `value_type` (0 deletion, 1 id, 2 id and peeled id, 3 symref).
+fn ref_value(c: &mut Cursor<'_>, value_type: u64, hash_len: usize) -> Result<Option<RefValue>, String> {
+    Ok(match value_type {
+        0 => None,
+        1 | 2 => {
+            let id = ObjectId::try_from(c.take(hash_len, "object id")?).map_err(|e| e.to_string())?;
+            if value_type == 2 {
+                c.take(hash_len, "peeled id")?;
+            }
+            Some(RefValue::Id(id))
+        }
+        3 => {
+            let len = usize::try_from(c.varint("symref")?).map_err(|_| "symref length")?;
+            let target = c.take(len, "symref target")?;
+            if target.len() > MAX_NAME_BYTES {
+                return Err(format!("a symref target is longer than {MAX_NAME_BYTES} bytes"));
+            }
+            Some(RefValue::Symbolic(target.into()))
+        }
+        t => return Err(format!("unknown ref value type {t}")),
+    })
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ pub struct BundleOptions {
 ///
 /// # Errors
 /// [`Error::Input`].
-pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
     super::live::read_file(path, max).map_err(Error::Input)
 }
 
@@ -68,7 +68,7 @@ pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
 ///
 /// # Errors
 /// [`Error`] when unreadable or refused.
-pub fn load_trust(trust: &Trust) -> Result<TrustStore, Error> {
+pub(crate) fn load_trust(trust: &Trust) -> Result<TrustStore, Error> {
     Ok(match trust {
         Trust::Store(p) => {
             let bytes = read_input(p, super::trust_store::MAX_BYTES as u64)?;

@@ -6,7 +6,7 @@
 //! review findings into the neutral statistics records.
 
 mod checks;
-pub mod commands;
+mod commands;
 pub mod detect;
 pub mod envelope;
 pub mod floor;

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::table::{NOT_MEASURED, fmt_num, scalar};
-use crate::report::{Level, Outcome, Report, Verdict, View};
+use crate::report::{Chart, Level, Outcome, Report, Table, Verdict, View};
 
 /// Rows shown per table before cutting.
 const MAX_ROWS: usize = 40;
@@ -47,94 +47,102 @@ pub(super) fn render(report: &Report, summary: bool) -> String {
     }
     for view in &report.views {
         match view {
-            View::Table(t) => {
-                let _ = writeln!(out, "### {}\n", cell(&t.title));
-                let _ = writeln!(out, "| {} |", t.columns.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
-                let _ = writeln!(out, "|{}", "---|".repeat(t.columns.len().max(1)));
-                for row in t.rows.iter().take(MAX_ROWS) {
-                    let cells: Vec<String> = row.iter().map(value_cell).collect();
-                    let _ = writeln!(out, "| {} |", cells.join(" | "));
-                }
-                if t.rows.len() > MAX_ROWS {
-                    let _ = writeln!(
-                        out,
-                        "\n*{} more rows not shown; `--format html` or `--format csv` has them all.*",
-                        t.rows.len() - MAX_ROWS
-                    );
-                }
-                if let Some(n) = &t.note {
-                    let _ = writeln!(out, "\n{}", n.trim());
-                }
-                out.push('\n');
-            }
-            View::Chart(c) => {
-                // Charts become one line of figures; the HTML report draws them.
-                let shown: Vec<String> = c
-                    .points
-                    .iter()
-                    .take(MAX_ROWS)
-                    .map(|p| {
-                        let v = p.value.map_or_else(|| format!("*{NOT_MEASURED}*"), fmt_num);
-                        match &p.category {
-                            Some(cat) => format!("{} {} ({v})", cell(&p.label), cell(cat)),
-                            None => format!("{} {v}", cell(&p.label)),
-                        }
-                    })
-                    .collect();
-                let more = c.points.len().saturating_sub(MAX_ROWS);
-                let tail = if more > 0 { format!(" · … {more} more") } else { String::new() };
-                let _ = writeln!(out, "**{}** ({}): {}{tail}\n", cell(&c.title), cell(&c.y_label), shown.join(" · "));
-            }
+            View::Table(t) => table(&mut out, t),
+            View::Chart(c) => chart(&mut out, c),
         }
     }
     if !report.results.is_empty() {
-        out.push_str("### Checks\n\n| code | check | level | passed | failed | cantTell | inapplicable | untested |\n|---|---|---|---|---|---|---|---|\n");
-        let mut by_code: BTreeMap<&str, (Level, [usize; 5])> = BTreeMap::new();
-        for r in &report.results {
-            let e = by_code.entry(&r.code).or_insert((r.level, [0; 5]));
-            e.1[Outcome::ALL.iter().position(|o| *o == r.outcome).expect("ALL lists every outcome")] += 1;
-        }
-        for (code, (level, n)) in &by_code {
-            let name = super::check_name(report, code);
-            let counts: Vec<String> = n.iter().map(|k| if *k == 0 { String::new() } else { k.to_string() }).collect();
-            let _ = writeln!(
-                out,
-                "| [{code}]({}) | {} | {} | {} |",
-                super::help_uri(report, code),
-                cell(name),
-                level.as_str(),
-                counts.join(" | ")
-            );
-        }
-        out.push('\n');
-        let notable: Vec<_> =
-            report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
-        if !notable.is_empty() {
-            out.push_str("### Did not pass\n\n");
-            for r in notable.iter().take(MAX_RESULTS) {
-                let subject =
-                    if r.subject.is_empty() { String::new() } else { format!(" `{}`", code_span(&r.subject)) };
-                let _ = writeln!(
-                    out,
-                    "- **{}** {} ({}){subject}: {}",
-                    super::outcome_label(r.outcome),
-                    r.code,
-                    r.level.as_str(),
-                    cell(&r.message)
-                );
-            }
-            if notable.len() > MAX_RESULTS {
-                let _ = writeln!(
-                    out,
-                    "- *… {} more; `--format json` or `--format html` lists every result.*",
-                    notable.len() - MAX_RESULTS
-                );
-            }
-            out.push('\n');
-        }
+        results(&mut out, report);
     }
     footer(&mut out, report);
     out
+}
+
+fn table(out: &mut String, t: &Table) {
+    let _ = writeln!(out, "### {}\n", cell(&t.title));
+    let _ = writeln!(out, "| {} |", t.columns.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(t.columns.len().max(1)));
+    for row in t.rows.iter().take(MAX_ROWS) {
+        let cells: Vec<String> = row.iter().map(value_cell).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    if t.rows.len() > MAX_ROWS {
+        let _ = writeln!(
+            out,
+            "\n*{} more rows not shown; `--format html` or `--format csv` has them all.*",
+            t.rows.len() - MAX_ROWS
+        );
+    }
+    if let Some(n) = &t.note {
+        let _ = writeln!(out, "\n{}", n.trim());
+    }
+    out.push('\n');
+}
+
+fn chart(out: &mut String, c: &Chart) {
+    // Charts become one line of figures; the HTML report draws them.
+    let shown: Vec<String> = c
+        .points
+        .iter()
+        .take(MAX_ROWS)
+        .map(|p| {
+            let v = p.value.map_or_else(|| format!("*{NOT_MEASURED}*"), fmt_num);
+            match &p.category {
+                Some(cat) => format!("{} {} ({v})", cell(&p.label), cell(cat)),
+                None => format!("{} {v}", cell(&p.label)),
+            }
+        })
+        .collect();
+    let more = c.points.len().saturating_sub(MAX_ROWS);
+    let tail = if more > 0 { format!(" · … {more} more") } else { String::new() };
+    let _ = writeln!(out, "**{}** ({}): {}{tail}\n", cell(&c.title), cell(&c.y_label), shown.join(" · "));
+}
+
+/// The per-check counts, then every result that did not pass.
+fn results(out: &mut String, report: &Report) {
+    out.push_str("### Checks\n\n| code | check | level | passed | failed | cantTell | inapplicable | untested |\n|---|---|---|---|---|---|---|---|\n");
+    let mut by_code: BTreeMap<&str, (Level, [usize; 5])> = BTreeMap::new();
+    for r in &report.results {
+        let e = by_code.entry(&r.code).or_insert((r.level, [0; 5]));
+        e.1[Outcome::ALL.iter().position(|o| *o == r.outcome).expect("ALL lists every outcome")] += 1;
+    }
+    for (code, (level, n)) in &by_code {
+        let name = super::check_name(report, code);
+        let counts: Vec<String> = n.iter().map(|k| if *k == 0 { String::new() } else { k.to_string() }).collect();
+        let _ = writeln!(
+            out,
+            "| [{code}]({}) | {} | {} | {} |",
+            super::help_uri(report, code),
+            cell(name),
+            level.as_str(),
+            counts.join(" | ")
+        );
+    }
+    out.push('\n');
+    let notable: Vec<_> =
+        report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
+    if !notable.is_empty() {
+        out.push_str("### Did not pass\n\n");
+        for r in notable.iter().take(MAX_RESULTS) {
+            let subject = if r.subject.is_empty() { String::new() } else { format!(" `{}`", code_span(&r.subject)) };
+            let _ = writeln!(
+                out,
+                "- **{}** {} ({}){subject}: {}",
+                super::outcome_label(r.outcome),
+                r.code,
+                r.level.as_str(),
+                cell(&r.message)
+            );
+        }
+        if notable.len() > MAX_RESULTS {
+            let _ = writeln!(
+                out,
+                "- *… {} more; `--format json` or `--format html` lists every result.*",
+                notable.len() - MAX_RESULTS
+            );
+        }
+        out.push('\n');
+    }
 }
 
 fn footer(out: &mut String, report: &Report) {

@@ -7,6 +7,7 @@
 //! order and location inputs in `Report::hints`. No renderer imports the registry.
 //! `docs/guide.md` ("Reading the outputs") describes what each format contains.
 
+mod commonmark;
 mod csv;
 mod html;
 mod json;

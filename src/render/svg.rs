@@ -255,10 +255,12 @@ fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
     }
 }
 
-fn timeline(c: &Chart, hints: &Hints) -> String {
-    let n = c.points.len();
-    let strip_h = 44.0;
-    let (rotate, label_h, longest) = label_room(c, 18.0, 34.0, 24.0);
+/// (category, count) in order of first appearance; (x, row) of each entry; rows taken.
+type Legend = (Vec<(String, usize)>, Vec<(f64, f64)>, f64);
+
+/// The timeline's legend: its categories with their counts, where each entry goes (x, row)
+/// and how many rows it takes.
+fn timeline_legend(c: &Chart, plot_w: f64) -> Legend {
     // Legend: one entry per category in order of first appearance, with counts.
     let mut cats: Vec<(String, usize)> = Vec::new();
     for p in &c.points {
@@ -269,7 +271,6 @@ fn timeline(c: &Chart, hints: &Hints) -> String {
         }
     }
     // Legend entries flow left to right, each as wide as its text, wrapping at the plot edge.
-    let plot_w = W - LEFT - RIGHT;
     let mut places: Vec<(f64, f64)> = Vec::new();
     let (mut lx, mut row) = (0.0_f64, 0.0_f64);
     for (cat, count) in &cats {
@@ -281,7 +282,15 @@ fn timeline(c: &Chart, hints: &Hints) -> String {
         places.push((LEFT + lx, row));
         lx += w;
     }
-    let legend_rows = row + 1.0;
+    (cats, places, row + 1.0)
+}
+
+fn timeline(c: &Chart, hints: &Hints) -> String {
+    let n = c.points.len();
+    let strip_h = 44.0;
+    let (rotate, label_h, longest) = label_room(c, 18.0, 34.0, 24.0);
+    let plot_w = W - LEFT - RIGHT;
+    let (cats, places, legend_rows) = timeline_legend(c, plot_w);
     let height = TOP + strip_h + label_h + 12.0 + legend_rows * 20.0;
     let mut out = String::new();
     let pid = open(&mut out, c, height);

@@ -463,6 +463,7 @@ fn stats(report: &mut Report, run: &Run) {
 ///
 /// # Errors
 /// When the temporary directory cannot be written (exit 2).
+#[cfg(feature = "cli")]
 pub fn demo(ctx: Ctx<'_>) -> Result<Report, Error> {
     let dir = tempfile::Builder::new()
         .prefix("crossverify-demo-")

@@ -281,6 +281,7 @@ fn definite(cycle: &Cycle, science: Option<&Repo>, results: &[CheckResult], fact
 }
 
 /// Whether `data` reads as a stored entry (the fuzz target's entry point).
+#[cfg(feature = "fuzzing")]
 pub(crate) fn read_payload(data: &[u8]) -> bool {
     serde_json::from_slice::<Stored>(data).is_ok()
 }

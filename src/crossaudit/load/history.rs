@@ -157,6 +157,7 @@ fn encode_changes(d: &ReadDiff) -> Vec<u8> {
 }
 
 /// Whether `data` reads as a stored tree diff (the fuzz target's entry point).
+#[cfg(feature = "fuzzing")]
 pub(crate) fn read_changes_payload(data: &[u8]) -> bool {
     decode_changes(data).is_some()
 }

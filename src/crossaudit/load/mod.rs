@@ -9,7 +9,9 @@ mod options;
 mod read;
 pub(crate) mod shard;
 
-pub(crate) use history::{history, read_changes_payload};
+pub(crate) use history::history;
+#[cfg(feature = "fuzzing")]
+pub(crate) use history::read_changes_payload;
 pub(crate) use ledger::{Cycle, Ledger, artefacts};
 pub use options::{DialectChoice, Error, Options};
 pub(crate) use read::{disk_cycle, load, receipt_layouts};

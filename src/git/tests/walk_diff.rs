@@ -1,0 +1,172 @@
+//! Walk and diff, compared with `git ls-tree` and `git diff-tree`.
+
+use super::*;
+
+#[test]
+fn walk_lists_kinds_and_respects_scope_like_ls_tree() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("w.git");
+    let mut b = RepoBuilder::init(&path).expect("init");
+    b.file("a", "a")
+        .put("exp/run.sh", Content::Executable(b"#!/bin/sh\n".to_vec()))
+        .put("exp/latest", Content::Symlink(b"run.sh".to_vec()))
+        .put(
+            "exp/vendor",
+            Content::Submodule(ObjectId::from_hex(b"1111111111111111111111111111111111111111").expect("hex")),
+        )
+        .file("exp/deep/er/f", "f")
+        .file("exp-2/g", "g")
+        .file("expx", "x")
+        .file(b"exp/n\xffm".as_slice(), "latin-1");
+    let c = b.commit("c").expect("commit");
+    let r = Repo::open(&path).expect("opens");
+    let tree = r.commit(c).expect("commit").tree;
+    for scope in [
+        vec![],
+        vec!["exp"],
+        vec!["exp/deep"],
+        vec!["exp/", "./a"],
+        vec!["exp/deep/er/f"],
+        vec!["ex"],
+        vec!["exp-2", "expx"],
+    ] {
+        let got: Vec<(BString, &str, ObjectId)> = r
+            .walk(tree, &Scope::new(&scope))
+            .expect("walk")
+            .into_iter()
+            .map(|e| (e.path, e.kind.as_str(), e.id))
+            .collect();
+        let mut args = vec!["ls-tree", "-r", "-z", "main", "--"];
+        args.extend(scope.iter().map(|s| s.trim_start_matches("./")));
+        let out = git_out(&path, &args);
+        assert!(out.status.success());
+        let mut want: Vec<(BString, &str, ObjectId)> = out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let (meta, p) = l.split_at(l.find_byte(b'\t').expect("tab"));
+                let meta = meta.to_str().expect("ascii");
+                let mut it = meta.split(' ');
+                let kind = match it.next().expect("mode") {
+                    "100644" => "file",
+                    "100755" => "executable",
+                    "120000" => "symlink",
+                    "160000" => "submodule",
+                    m => panic!("mode {m}"),
+                };
+                let id = oid(it.nth(1).expect("id"));
+                (BString::from(&p[1..]), kind, id)
+            })
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "scope {scope:?}");
+    }
+}
+
+/// `(path, old mode, old id, new mode, new id)` from `git diff-tree -r --raw -z`.
+type RawChange = (BString, Option<(EntryKind, ObjectId)>, Option<(EntryKind, ObjectId)>);
+
+fn git_diff(path: &Path, a: ObjectId, b: ObjectId) -> Vec<RawChange> {
+    let out = git_out(
+        path,
+        &["diff-tree", "-r", "-z", "--no-renames", "--raw", "--abbrev=40", &a.to_string(), &b.to_string()],
+    );
+    assert!(out.status.success());
+    let mut parts = out.stdout.split(|x| *x == 0).filter(|p| !p.is_empty());
+    let kind = |m: &str| match m {
+        "000000" => None,
+        "100644" => Some(EntryKind::File),
+        "100755" => Some(EntryKind::Executable),
+        "120000" => Some(EntryKind::Symlink),
+        "160000" => Some(EntryKind::Submodule),
+        m => panic!("mode {m}"),
+    };
+    let mut v = Vec::new();
+    while let Some(meta) = parts.next() {
+        let meta = meta.to_str().expect("ascii");
+        let f: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let p = BString::from(parts.next().expect("path"));
+        let old = kind(f[0]).map(|k| (k, oid(f[2])));
+        let new = kind(f[1]).map(|k| (k, oid(f[3])));
+        // git reports a type change (T) as one line; we keep it as one change too.
+        v.push((p, old, new));
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn diff_reports_adds_modifies_deletes_and_kind_changes_like_git() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("d.git");
+    let mut b = RepoBuilder::init(&path).expect("init");
+    b.file("keep/deep/k", "k")
+        .file("mod", "1")
+        .file("del", "d")
+        .file("chmod", "c")
+        .file("tolink", "t")
+        .file("todir", "x")
+        .file("fromdir/inner", "i")
+        .file("sub", "s");
+    let a = b.commit("a").expect("a");
+    b.file("mod", "2")
+        .remove("del")
+        .file("add/new", "n")
+        .put("chmod", Content::Executable(b"c".to_vec()))
+        .put("tolink", Content::Symlink(b"t".to_vec()))
+        .remove("todir")
+        .file("todir/now", "x")
+        .remove("fromdir/inner")
+        .file("fromdir", "i")
+        .put("sub", Content::Submodule(ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex")));
+    let c = b.commit("b").expect("b");
+    let r = Repo::open(&path).expect("opens");
+    let (ta, tc) = (r.commit(a).expect("a").tree, r.commit(c).expect("b").tree);
+    let got: Vec<RawChange> =
+        r.diff(Some(ta), Some(tc)).expect("diff").into_iter().map(|c| (c.path, c.old, c.new)).collect();
+    assert_eq!(got, git_diff(&path, a, c));
+    let paths: Vec<&[u8]> = got.iter().map(|c| c.0.as_slice()).collect();
+    for p in [
+        &b"chmod"[..],
+        b"tolink",
+        b"todir",
+        b"todir/now",
+        b"fromdir",
+        b"fromdir/inner",
+        b"sub",
+        b"mod",
+        b"del",
+        b"add/new",
+    ] {
+        assert!(paths.contains(&p), "{} reported", p.as_bstr());
+    }
+    assert!(!paths.iter().any(|p| p.starts_with(b"keep")));
+    // From nothing and to nothing.
+    let all_added = r.diff(None, Some(ta)).expect("diff");
+    assert_eq!(all_added.len(), r.walk(ta, &Scope::all()).expect("walk").len());
+    assert!(all_added.iter().all(|c| c.old.is_none() && c.new.is_some()));
+    let all_deleted = r.diff(Some(ta), None).expect("diff");
+    assert!(all_deleted.iter().all(|c| c.old.is_some() && c.new.is_none()));
+    assert!(r.diff(Some(ta), Some(ta)).expect("diff").is_empty());
+}
+
+/// The unchanged subtree's tree object is deleted: a diff that descended into it would fail.
+#[test]
+fn diff_skips_identical_subtrees() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, ids) = linear(tmp.path());
+    let r = Repo::open(&bare).expect("opens");
+    let t1 = r.commit(ids[1]).expect("c").tree;
+    let t2 = r.commit(ids[2]).expect("c").tree;
+    let t0 = r.commit(ids[0]).expect("c").tree;
+    let dir = r.entry(t1, "dir".into()).expect("e").expect("dir").id;
+    assert_eq!(Some(dir), r.entry(t0, "dir".into()).expect("e").map(|e| e.id), "dir is unchanged from c0 to c1");
+    std::fs::remove_file(loose(&bare, dir)).expect("delete the dir tree");
+    let r = Repo::open(&bare).expect("reopen");
+    let changes = r.diff(Some(t0), Some(t1)).expect("the unchanged subtree is never read");
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].path, "a.txt");
+    let e = r.diff(Some(t1), Some(t2)).expect_err("the changed subtree must be read");
+    assert!(matches!(e, Error::MissingObject { what: "tree", .. }), "{e:?}");
+}
