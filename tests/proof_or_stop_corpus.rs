@@ -742,6 +742,7 @@ fn floor_cases() -> Vec<FloorCase> {
     ];
     cases.extend(context_cases(&m, &s));
     cases.extend(unsigned_cases(&m, &s));
+    cases.extend(resolution_cases(&m, &s));
     cases
 }
 
@@ -837,11 +838,6 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
         p["predicate"]["story"]["round"] = (r - 1).into();
     });
     let beside = vec!["!--policy"];
-    let event = |round: i64, action: &str| finding_event(&key(3), "host-c", round, "F-009", action, m, s);
-    let with = |mut v: Vec<Value>, more: Vec<Value>| {
-        v.extend(more);
-        v
-    };
     vec![
         (
             "policy-beside-evidence-lowers-floor",
@@ -887,6 +883,31 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
             "full-quorum",
             vec!["F-009"],
         ),
+        ("later-pass-resolves-nothing", earlier, vec![], "done", "golden", vec![], 1, "full-quorum", vec!["F-001"]),
+        ("round-zero-is-not-a-round", shifted, vec![], "review", "golden", vec![], 1, "none", vec![]),
+    ]
+}
+
+/// What closes a finding a signed record raised: only a signed `finding-event/v1` (issue 21).
+fn resolution_cases(m: &str, s: &str) -> Vec<FloorCase> {
+    let raised = || {
+        let mut v = quorum(3, m, s);
+        v.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], m, s));
+        v
+    };
+    let f009 = |sev: &str, status: &str, trail: Option<Value>| {
+        let mut f = finding("F-009", sev, 3, status);
+        if let Some(t) = trail {
+            f["resolution"] = t;
+        }
+        vec![f]
+    };
+    let event = |round: i64, action: &str| finding_event(&key(3), "host-c", round, "F-009", action, m, s);
+    let with = |mut v: Vec<Value>, more: Vec<Value>| {
+        v.extend(more);
+        v
+    };
+    vec![
         (
             "signed-finding-resolution-only-unsigned",
             raised(),
@@ -964,8 +985,6 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
             "full-quorum",
             vec!["F-009"],
         ),
-        ("later-pass-resolves-nothing", earlier, vec![], "done", "golden", vec![], 1, "full-quorum", vec!["F-001"]),
-        ("round-zero-is-not-a-round", shifted, vec![], "review", "golden", vec![], 1, "none", vec![]),
     ]
 }
 

@@ -226,65 +226,67 @@ fn read_records(o: &FloorOptions, store: &TrustStore) -> Result<Read, Error> {
     Ok((ok, results))
 }
 
-/// `crossverify floor`.
-///
-/// # Errors
-/// [`Error`] when an input cannot be read or the live state cannot be established.
-pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
-    let store = super::commands::load_trust(&super::Trust::Store(o.trust_store.clone()))?;
-    let fpath = o.evidence.join("findings.json");
-    let findings: Findings = review::findings(&read_input(&fpath, review::MAX_FINDINGS_BYTES as u64 + 1)?)
-        .map_err(|e| Error::Input(format!("{}: {e}", fpath.display())))?;
-    let repo = Repo::open(&o.repo)?.shared().with_tree_cache().local();
-    let rev = o.rev.as_deref().unwrap_or("HEAD");
-    let live = live::load(&repo, rev, &findings.story, &o.sources)?;
-    let (records, mut results) = read_records(o, &store)?;
-    if results.is_empty() {
-        let m = format!("all {} review records verified", records.len());
-        results.push(CheckResult::new(&RECORD_REJECTED, O::Passed, "verdicts/", m));
-    }
-    let (r_need, k_need) = requirement(o, &live.policy)?;
-    let k = usize::try_from(k_need).ok().filter(|k| (1..=MAX_PER_ROUND).contains(k)).ok_or_else(|| {
-        Error::Input(format!("independent passes per round {k_need} is not between 1 and {MAX_PER_ROUND}"))
-    })?;
-    let mut usable = Vec::new();
-    let mut unknown = Vec::new();
-    // Every verified record of the story, fresh or not: a finding a signed verdict raised
-    // stands until its resolution is recorded, whatever changed since.
-    let mut signed = Vec::new();
-    for (name, r) in &records {
-        if r.story != findings.story {
-            let m = format!("stale: about story {}, not {}", r.story, findings.story);
+/// The records of a story, sorted for the floor and the gate.
+struct Sorted<'a> {
+    /// Fresh: they count toward the floor and set the current round.
+    usable: Vec<&'a Record>,
+    /// Bound to everything but a scope: whether they were judged against the live one cannot be told.
+    unknown: Vec<&'a Record>,
+    /// Every verified record of the story, fresh or not: a finding a signed verdict raised
+    /// stands until its resolution is recorded, whatever changed since.
+    signed: Vec<&'a Record>,
+}
+
+/// Sorts the verified records by story and freshness, adding a result for each that is about
+/// another story, stale, or of unknown scope.
+fn sort_records<'a>(
+    records: &'a [(String, Record)],
+    story: &str,
+    live: &Live,
+    repo: &Repo,
+    results: &mut Vec<CheckResult>,
+) -> Sorted<'a> {
+    let mut sorted = Sorted { usable: Vec::new(), unknown: Vec::new(), signed: Vec::new() };
+    for (name, r) in records {
+        if r.story != story {
+            let m = format!("stale: about story {}, not {story}", r.story);
             results.push(CheckResult::new(&RECORD_REJECTED, O::Failed, name, m).with("reason", "stale"));
             continue;
         }
-        signed.push(r);
+        sorted.signed.push(r);
         if matches!(r.kind, Kind::FindingEvent { .. }) {
             // A finding's event is a fact about its life, not a judgement of the live tree: a
             // resolve stays a resolve after the code moves on, and it neither counts toward the
             // floor nor sets the current round.
             continue;
         }
-        match freshness(r, &live, |h| derive_story_files(&repo, &live, h)) {
-            Freshness::Fresh => usable.push(r),
+        match freshness(r, live, |h| derive_story_files(repo, live, h)) {
+            Freshness::Fresh => sorted.usable.push(r),
             Freshness::Stale(m) => {
                 results.push(CheckResult::new(&RECORD_REJECTED, O::Failed, name, m).with("reason", "stale"));
             }
             Freshness::Unknown(m) => {
                 results.push(CheckResult::new(&RECORD_REJECTED, O::CantTell, name, m));
-                unknown.push(r);
+                sorted.unknown.push(r);
             }
         }
     }
-    // The current round is the signed verdicts' (unsigned findings.json cannot advance it and
-    // so make findings advisory); a finding filed later is graded at this round, which is stricter.
-    let current = usable.iter().map(|r| r.round).max().unwrap_or(1);
-    let per_round = passes(usable.iter().copied());
-    let qualifying: Vec<i64> = per_round.iter().filter(|(_, v)| independent(v, k)).map(|(r, _)| *r).collect();
+    sorted
+}
+
+/// CV-P101's result, whether the floor is met, and the assurance word: `r_need` rounds of `k`
+/// independent fresh passes; counting the records whose scope cannot be told as well, if that
+/// would meet the floor, the answer is "cannot tell", never a pass.
+fn floor_result(
+    usable: &[&Record],
+    unknown: &[&Record],
+    (r_need, k): (i64, usize),
+    qualifying: &[i64],
+    live: &Live,
+    subject: &str,
+) -> (CheckResult, bool, &'static str) {
     let enough = |n: usize| i64::try_from(n).unwrap_or(i64::MAX) >= r_need;
     let met = enough(qualifying.len());
-    // Counting the records whose scope cannot be told as well: if that would meet the floor,
-    // the answer is "cannot tell", never a pass.
     let with_unknown = passes(usable.iter().chain(unknown.iter()).copied());
     let could = enough(with_unknown.values().filter(|v| independent(v, k)).count());
     let degraded = usable.iter().any(|r| matches!(r.kind, Kind::Degradation { .. }));
@@ -295,7 +297,6 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     } else {
         "none"
     };
-    let subject = findings.story.clone();
     let msg = format!(
         "{} of {r_need} rounds have {k} independent fresh passes{}",
         qualifying.len(),
@@ -323,7 +324,39 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     } else {
         msg
     };
-    results.push(CheckResult::new(&FLOOR, floor_outcome, &subject, msg).with("assurance", assurance));
+    (CheckResult::new(&FLOOR, floor_outcome, subject, msg).with("assurance", assurance), met, assurance)
+}
+
+/// `crossverify floor`.
+///
+/// # Errors
+/// [`Error`] when an input cannot be read or the live state cannot be established.
+pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
+    let store = super::commands::load_trust(&super::Trust::Store(o.trust_store.clone()))?;
+    let fpath = o.evidence.join("findings.json");
+    let findings: Findings = review::findings(&read_input(&fpath, review::MAX_FINDINGS_BYTES as u64 + 1)?)
+        .map_err(|e| Error::Input(format!("{}: {e}", fpath.display())))?;
+    let repo = Repo::open(&o.repo)?.shared().with_tree_cache().local();
+    let rev = o.rev.as_deref().unwrap_or("HEAD");
+    let live = live::load(&repo, rev, &findings.story, &o.sources)?;
+    let (records, mut results) = read_records(o, &store)?;
+    if results.is_empty() {
+        let m = format!("all {} review records verified", records.len());
+        results.push(CheckResult::new(&RECORD_REJECTED, O::Passed, "verdicts/", m));
+    }
+    let (r_need, k_need) = requirement(o, &live.policy)?;
+    let k = usize::try_from(k_need).ok().filter(|k| (1..=MAX_PER_ROUND).contains(k)).ok_or_else(|| {
+        Error::Input(format!("independent passes per round {k_need} is not between 1 and {MAX_PER_ROUND}"))
+    })?;
+    let Sorted { usable, unknown, signed } = sort_records(&records, &findings.story, &live, &repo, &mut results);
+    // The current round is the signed verdicts' (unsigned findings.json cannot advance it and
+    // so make findings advisory); a finding filed later is graded at this round, which is stricter.
+    let current = usable.iter().map(|r| r.round).max().unwrap_or(1);
+    let per_round = passes(usable.iter().copied());
+    let qualifying: Vec<i64> = per_round.iter().filter(|(_, v)| independent(v, k)).map(|(r, _)| *r).collect();
+    let subject = findings.story.clone();
+    let (floor_result, met, assurance) = floor_result(&usable, &unknown, (r_need, k), &qualifying, &live, &subject);
+    results.push(floor_result);
     let gate = gate(&findings, &signed, current, &live);
     let blocked = gate.iter().any(|(_, b, _)| *b);
     results.extend(gate.iter().map(|(f, b, why)| {

@@ -83,55 +83,7 @@ pub fn ledger_report() -> Report {
         "no scope was requested for the paper",
     ));
 
-    r.views.push(View::Table(conformance()));
-    r.views.push(View::Chart(Chart {
-        id: "timeline".into(),
-        title: "Decisions, cycle by cycle".into(),
-        chart: ChartKind::Timeline,
-        y_label: "findings".into(),
-        x_label: "cycle".into(),
-        category_label: "decision".into(),
-        points: CYCLES
-            .iter()
-            .map(|(n, d, f, _)| Point { label: n.to_string(), value: f.map(f64::from), category: Some((*d).into()) })
-            .collect(),
-        note: Some("Each cell is one audit cycle in ledger order; the number is its findings.".into()),
-    }));
-    r.views.push(View::Chart(Chart {
-        id: "findings-per-cycle".into(),
-        title: "Findings per cycle".into(),
-        chart: ChartKind::Bars,
-        y_label: "findings".into(),
-        x_label: "cycle".into(),
-        category_label: String::new(),
-        points: CYCLES
-            .iter()
-            .map(|(n, _, f, _)| Point { label: cycle_id(*n), value: f.map(f64::from), category: None })
-            .collect(),
-        note: None,
-    }));
-    r.views.push(View::Chart(Chart {
-        id: "closure-lag".into(),
-        title: "Closure lag".into(),
-        chart: ChartKind::Histogram,
-        y_label: "findings closed".into(),
-        x_label: "bin".into(),
-        category_label: String::new(),
-        points: [("0", 0.0), ("1", 6.0), ("2", 3.0), ("3", 2.0), ("4+", 1.0)]
-            .iter()
-            .map(|(l, v)| Point { label: format!("lag {l}"), value: Some(*v), category: None })
-            .collect(),
-        note: Some("Cycles between the cycle that raised a finding and the one that verified it closed.".into()),
-    }));
-    r.views.push(View::Table(findings()));
-    r.views.push(View::Table(Table {
-        id: "cycles".into(),
-        title: "Cycles".into(),
-        columns: vec!["cycle".into(), "decision".into(), "findings".into(), "audit minutes".into()],
-        rows: CYCLES.iter().map(|(n, d, f, m)| vec![json!(cycle_id(*n)), json!(d), json!(f), json!(m)]).collect(),
-        note: Some("CYCLE-000008's files are redacted: its figures are not measured.".into()),
-        csv: true,
-    }));
+    sample_views(&mut r);
 
     r.stats.insert("cycles".into(), json!(9));
     r.stats.insert(
@@ -228,4 +180,57 @@ fn findings() -> Table {
         note: Some("Open findings have no closure lag: it is not measured, not zero.".into()),
         csv: true,
     }
+}
+
+/// The sample report's views: one of every kind the renderers draw.
+fn sample_views(r: &mut Report) {
+    r.views.push(View::Table(conformance()));
+    r.views.push(View::Chart(Chart {
+        id: "timeline".into(),
+        title: "Decisions, cycle by cycle".into(),
+        chart: ChartKind::Timeline,
+        y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: "decision".into(),
+        points: CYCLES
+            .iter()
+            .map(|(n, d, f, _)| Point { label: n.to_string(), value: f.map(f64::from), category: Some((*d).into()) })
+            .collect(),
+        note: Some("Each cell is one audit cycle in ledger order; the number is its findings.".into()),
+    }));
+    r.views.push(View::Chart(Chart {
+        id: "findings-per-cycle".into(),
+        title: "Findings per cycle".into(),
+        chart: ChartKind::Bars,
+        y_label: "findings".into(),
+        x_label: "cycle".into(),
+        category_label: String::new(),
+        points: CYCLES
+            .iter()
+            .map(|(n, _, f, _)| Point { label: cycle_id(*n), value: f.map(f64::from), category: None })
+            .collect(),
+        note: None,
+    }));
+    r.views.push(View::Chart(Chart {
+        id: "closure-lag".into(),
+        title: "Closure lag".into(),
+        chart: ChartKind::Histogram,
+        y_label: "findings closed".into(),
+        x_label: "bin".into(),
+        category_label: String::new(),
+        points: [("0", 0.0), ("1", 6.0), ("2", 3.0), ("3", 2.0), ("4+", 1.0)]
+            .iter()
+            .map(|(l, v)| Point { label: format!("lag {l}"), value: Some(*v), category: None })
+            .collect(),
+        note: Some("Cycles between the cycle that raised a finding and the one that verified it closed.".into()),
+    }));
+    r.views.push(View::Table(findings()));
+    r.views.push(View::Table(Table {
+        id: "cycles".into(),
+        title: "Cycles".into(),
+        columns: vec!["cycle".into(), "decision".into(), "findings".into(), "audit minutes".into()],
+        rows: CYCLES.iter().map(|(n, d, f, m)| vec![json!(cycle_id(*n)), json!(d), json!(f), json!(m)]).collect(),
+        note: Some("CYCLE-000008's files are redacted: its figures are not measured.".into()),
+        csv: true,
+    }));
 }
