@@ -813,24 +813,29 @@ fn context_cases(m: &str, s: &str) -> Vec<FloorCase> {
     ]
 }
 
+/// A quorum of three rounds, and a signed verdict of host-c raising F-009 in round 3.
+fn raised_f009(m: &str, s: &str) -> Vec<Value> {
+    let mut v = quorum(3, m, s);
+    v.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], m, s));
+    v
+}
+
+/// `findings.json`'s F-009 of round 3, with an unsigned resolution trail when given.
+fn f009(severity: &str, status: &str, trail: Option<Value>) -> Vec<Value> {
+    let mut f = finding("F-009", severity, 3, status);
+    if let Some(t) = trail {
+        f["resolution"] = t;
+    }
+    vec![f]
+}
+
 /// Unsigned inputs beside the evidence only make the floor and the gate stricter; rounds are
 /// numbered from 1.
 fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
     let weak = sha(WEAK_POLICY.as_bytes());
     let under_weak = |v: Vec<Value>| resign_all(v, |p| p["predicate"]["binding"]["policyHash"] = weak.clone().into());
     let one_pass = || under_weak(vec![verdict(&golden_key(), "host-a", "s-a1", 1, 1, &[], m, s)]);
-    let raised = || {
-        let mut v = quorum(3, m, s);
-        v.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], m, s));
-        v
-    };
-    let f009 = |sev: &str, status: &str, trail: Option<Value>| {
-        let mut f = finding("F-009", sev, 3, status);
-        if let Some(t) = trail {
-            f["resolution"] = t;
-        }
-        vec![f]
-    };
+    let raised = || raised_f009(m, s);
     let mut earlier = vec![verdict(&golden_key(), "host-a", "s-a0", 1, 0, &["F-001"], m, s)];
     earlier.extend(quorum(3, m, s));
     let shifted = resign_all(quorum(3, m, s), |p| {
@@ -890,18 +895,7 @@ fn unsigned_cases(m: &str, s: &str) -> Vec<FloorCase> {
 
 /// What closes a finding a signed record raised: only a signed `finding-event/v1` (issue 21).
 fn resolution_cases(m: &str, s: &str) -> Vec<FloorCase> {
-    let raised = || {
-        let mut v = quorum(3, m, s);
-        v.push(verdict(&key(3), "host-c", "s-c3", 3, 1, &["F-009"], m, s));
-        v
-    };
-    let f009 = |sev: &str, status: &str, trail: Option<Value>| {
-        let mut f = finding("F-009", sev, 3, status);
-        if let Some(t) = trail {
-            f["resolution"] = t;
-        }
-        vec![f]
-    };
+    let raised = || raised_f009(m, s);
     let event = |round: i64, action: &str| finding_event(&key(3), "host-c", round, "F-009", action, m, s);
     let with = |mut v: Vec<Value>, more: Vec<Value>| {
         v.extend(more);
