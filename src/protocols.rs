@@ -133,6 +133,52 @@ pub fn find(code: &str) -> Option<&'static Check> {
     all().into_iter().find(|c| c.code.eq_ignore_ascii_case(code))
 }
 
+/// The check a code or a check name names (`CV-A701`, `cv-a701`, `subject-binding-broken`):
+/// reports print both, and a reader looks up whichever they have.
+///
+/// # Errors
+/// [`UnknownCode`] naming the nearest code or name when neither matches, or the codes sharing
+/// a name that more than one family uses.
+pub fn lookup(code_or_name: &str) -> Result<&'static Check, UnknownCode> {
+    if let Some(c) = find(code_or_name) {
+        return Ok(c);
+    }
+    let named: Vec<&Check> = all().into_iter().filter(|c| c.name.eq_ignore_ascii_case(code_or_name)).collect();
+    match named.as_slice() {
+        [one] => return Ok(one),
+        [] => {}
+        several => {
+            let codes: Vec<&str> = several.iter().map(|c| c.code).collect();
+            return Err(UnknownCode { given: code_or_name.to_owned(), nearest: Some(codes.join("` or `")) });
+        }
+    }
+    let asked = code_or_name.to_ascii_lowercase();
+    let nearest = all()
+        .into_iter()
+        .flat_map(|c| [c.code, c.name])
+        .map(|w| (edit_distance(&asked, &w.to_ascii_lowercase()), w))
+        .min()
+        .filter(|(d, w)| *d <= (w.chars().count() / 3).max(2))
+        .map(|(_, w)| w.to_owned());
+    Err(UnknownCode { given: code_or_name.to_owned(), nearest })
+}
+
+/// Levenshtein distance over characters (insertions, deletions and substitutions cost 1).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// Where each code is emitted and exercised, generated from the sources and the vectors by
 /// `tests/registry.rs` (which fails when it is stale).
 const WHEREABOUTS: &str = include_str!("../docs/checks/whereabouts.tsv");
@@ -244,12 +290,13 @@ pub fn checks_command() -> Report {
     report
 }
 
-/// `crossverify explain CODE`: the code's documentation page, in the `doc` section.
+/// `crossverify explain CODE`: the documentation page of the check a code or a check name
+/// names ([`lookup`]), in the `doc` section.
 ///
 /// # Errors
-/// [`UnknownCode`] when no check has that code.
+/// [`UnknownCode`] when no check has that code or name.
 pub fn explain(code: &str) -> Result<Report, UnknownCode> {
-    let c = find(code).ok_or_else(|| UnknownCode(code.to_owned()))?;
+    let c = lookup(code)?;
     let mut report = Report::new("explain");
     report.input("code", c.code);
     report.section("doc", page(c));

@@ -270,6 +270,7 @@ fn judged_sample() -> Report {
         ],
         decision: Some(OutcomePart { label: "2 not admissible".into(), count: None, tone: Tone::Bad }),
         tone: Tone::Bad,
+        decided_by: Vec::new(),
     });
     crossverify::protocols::describe(&mut report);
     report

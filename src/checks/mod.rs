@@ -199,7 +199,12 @@ pub fn group_cell(c: &Check) -> String {
     }
 }
 
-/// An unknown check code.
+/// A code or check name that names no check, with the nearest one when a near one exists.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown check code `{0}`; `crossverify checks` lists them")]
-pub struct UnknownCode(pub String);
+#[error("unknown check code or name `{given}`{}; `crossverify checks` lists them", .nearest.as_ref().map_or_else(String::new, |n| format!(" (did you mean `{n}`?)")))]
+pub struct UnknownCode {
+    /// What was asked for.
+    pub given: String,
+    /// The code or name nearest to it (by edit distance), when one is near enough to suggest.
+    pub nearest: Option<String>,
+}

@@ -32,6 +32,9 @@ fn detect(path: &Path, given: Given<'_>) -> Option<Detection> {
     crate::crossaudit::detect::detect(path, given.get("science")).map(|d| Detection {
         what: d.what.clone(),
         command: d.command.clone(),
-        run: Ok(Box::new(move |ctx| d.run(ctx))),
+        run: match d.needs.clone() {
+            Some(needs) => Err(needs),
+            None => Ok(Box::new(move |ctx| d.run(ctx))),
+        },
     })
 }

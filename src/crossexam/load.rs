@@ -110,8 +110,10 @@ fn side_files(dir: &Path, keep: impl Fn(&str) -> Option<String>) -> Vec<(String,
 /// # Errors
 /// [`Error::Input`] when `dir` is not a directory or `bus.jsonl` cannot be read.
 pub fn read(dir: &Path) -> Result<Arena, Error> {
-    let meta =
-        std::fs::symlink_metadata(dir).map_err(|e| Error::Input { path: dir.to_owned(), reason: e.to_string() })?;
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| Error::Input {
+        path: dir.to_owned(),
+        reason: if e.kind() == std::io::ErrorKind::NotFound { "does not exist".into() } else { e.to_string() },
+    })?;
     if meta.file_type().is_symlink() {
         return Err(Error::Input {
             path: dir.to_owned(),
@@ -125,6 +127,13 @@ pub fn read(dir: &Path) -> Result<Arena, Error> {
         });
     }
     let bus_path = dir.join("bus.jsonl");
+    if std::fs::symlink_metadata(&bus_path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Err(Error::Input {
+            path: dir.to_owned(),
+            reason: "holds no bus.jsonl, so it is not a CrossExam transcript (give the _Msg/ directory of a panel)"
+                .into(),
+        });
+    }
     let bus = read_regular(&bus_path).map_err(|reason| Error::Input { path: bus_path, reason })?;
     let sealed = side_files(&dir.join(".sealed"), |n| n.strip_suffix(".jsonl").map(str::to_owned));
     let seen = side_files(&dir.join(".seen"), |n| (!n.ends_with(".lock")).then(|| n.to_owned()));

@@ -21,13 +21,27 @@ pub enum Error {
     Input(String),
     /// The trust store or trusted key is unusable.
     #[error("trust store: {0}")]
-    TrustStore(#[from] TrustStoreError),
+    TrustStore(TrustStoreError),
     /// The live state cannot be established.
     #[error("live state: {0}")]
-    Live(#[from] LiveError),
+    Live(LiveError),
     /// The repository cannot be opened.
     #[error(transparent)]
     Git(#[from] crate::git::Error),
+}
+
+// The two wrappers say their cause in their own message, so they name no `source`: a chain
+// printed whole (`crossverify: error: …`) would say the cause twice.
+impl From<TrustStoreError> for Error {
+    fn from(e: TrustStoreError) -> Self {
+        Error::TrustStore(e)
+    }
+}
+
+impl From<LiveError> for Error {
+    fn from(e: LiveError) -> Self {
+        Error::Live(e)
+    }
 }
 
 /// Where the trusted keys come from.

@@ -125,7 +125,10 @@ fn read_doc(
 /// A sentence naming the file and the reason.
 pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     let e = |m: String| format!("{}: {m}", path.display());
-    let meta = std::fs::symlink_metadata(path).map_err(|x| e(x.to_string()))?;
+    let meta = std::fs::symlink_metadata(path).map_err(|x| match x.kind() {
+        std::io::ErrorKind::NotFound => e("does not exist".into()),
+        _ => e(x.to_string()),
+    })?;
     if meta.file_type().is_symlink() {
         return Err(e("is a symbolic link; name the file itself".into()));
     }

@@ -119,14 +119,14 @@ fn header(out: &mut String, report: &Report) {
         let integrity = report
             .audit_outcome
             .as_ref()
-            .map_or_else(String::new, |_| format!(" <small>{}</small>", super::integrity_word(report.outcome)));
+            .map_or_else(String::new, |_| format!(" <small>{}</small>", super::integrity_word(report)));
         let _ = write!(
             out,
             "<header class=\"verdict {class}\">\n<p class=\"kicker\">crossverify · <code>{}</code> report</p>\n\
              <h1><span class=\"icon\" aria-hidden=\"true\">{icon}</span> {}{integrity}</h1>\n<p class=\"why\">{} <span class=\"exit\">exit code {}</span></p>\n",
             esc(&report.command),
             super::verdict_word(report.outcome),
-            esc(&capitalise(super::verdict_reason(report.outcome))),
+            esc(&capitalise(&super::verdict_reason(report))),
             report.exit_code()
         );
         deciding(out, report);
@@ -138,15 +138,7 @@ fn header(out: &mut String, report: &Report) {
     let s = &report.summary;
     if s.total > 0 {
         out.push_str("<ul class=\"counts\">");
-        // Info-level failures are context: counted in their own neutral pill, never as failed.
-        for (n, label, cls) in [
-            (s.passed, "passed", "passed"),
-            (s.errors + s.warnings, "failed", "failed"),
-            (s.infos(), "info notes", "info"),
-            (s.cant_tell, "cantTell", "cantTell"),
-            (s.untested, "untested", "untested"),
-            (s.inapplicable, "inapplicable", "inapplicable"),
-        ] {
+        for (n, label, cls) in super::count_pills(s) {
             let _ = write!(out, "<li class=\"{cls}{}\"><b>{n}</b> {label}</li>", if n == 0 { " zero" } else { "" });
         }
         out.push_str("</ul>\n");

@@ -43,6 +43,11 @@ pub(super) fn render(report: &Report) -> String {
     prop("outcome", report.outcome.as_str());
     prop("exitCode", &report.exit_code().to_string());
     if let Some(a) = &report.audit_outcome {
+        let reading = report.reading();
+        prop("integrity", reading.integrity.unwrap_or_default());
+        if let Some(d) = &reading.decision {
+            prop("decision", d);
+        }
         prop("auditOutcome", &format!("{}: {}", a.basis, a.line()));
     }
     for (k, v) in &report.inputs {

@@ -159,26 +159,28 @@ fn verdict(out: &mut String, report: &Report) {
         Verdict::Failed => "❌",
         Verdict::Inconclusive => "⚠️",
     };
-    let integrity = report.audit_outcome.as_ref().map_or("", |_| super::integrity_word(report.outcome));
+    let integrity = super::integrity_word(report);
     let _ = writeln!(
         out,
-        "## {mark} crossverify {}: {}{}{} (exit {})\n",
+        "## {mark} crossverify {}: {}{}{}{} (exit {})\n",
         cell(&report.command),
-        integrity,
+        cell(&integrity),
         if integrity.is_empty() { "" } else { ", " },
         super::verdict_word(report.outcome),
+        super::with_warnings(report),
         report.exit_code()
     );
-    let _ = writeln!(out, "{}.\n", capitalise(super::verdict_reason(report.outcome)));
-    let (lines, more) = super::deciding_lines(report);
-    for l in &lines {
-        let _ = writeln!(out, "- {}", cell(l));
-    }
-    if more > 0 {
-        let _ = writeln!(out, "- *{}*", cell(&super::more_line(more)));
-    }
-    if !lines.is_empty() {
-        out.push('\n');
+    let _ = writeln!(out, "{}.\n", cell(&capitalise(&super::verdict_reason(report))));
+    for (lines, more) in [super::deciding_lines(report), super::warning_lines(report)] {
+        for l in &lines {
+            let _ = writeln!(out, "- {}", cell(l));
+        }
+        if more > 0 {
+            let _ = writeln!(out, "- *{}*", cell(&super::more_line(more)));
+        }
+        if !lines.is_empty() {
+            out.push('\n');
+        }
     }
     if let Some(a) = &report.audit_outcome {
         // Text, not colour: a job summary shows the two answers as two sentences.

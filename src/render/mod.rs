@@ -163,15 +163,9 @@ pub(crate) fn verdict_word(v: crate::report::Verdict) -> &'static str {
     }
 }
 
-/// One sentence explaining a verdict.
-pub(crate) fn verdict_reason(v: crate::report::Verdict) -> &'static str {
-    match v {
-        crate::report::Verdict::Verified => "every error-level check passed or did not apply",
-        crate::report::Verdict::Failed => "an error-level check failed",
-        crate::report::Verdict::Inconclusive => {
-            "nothing failed, but an error-level check could not be decided (cantTell or untested)"
-        }
-    }
+/// One sentence explaining the report's verdict ([`Report::reading`]).
+pub(crate) fn verdict_reason(report: &Report) -> String {
+    report.reading().reason
 }
 
 /// Failing checks named in a closing line or a banner before the rest are only counted.
@@ -184,21 +178,21 @@ const REASON_CHARS: usize = 160;
 /// first [`MAX_DECIDING`], and how many more there are.
 pub(crate) fn deciding_lines(report: &Report) -> (Vec<String>, usize) {
     let all = report.deciding();
-    let lines = all
-        .iter()
-        .take(MAX_DECIDING)
-        .map(|r| {
-            let first = r.message.lines().next().unwrap_or_default();
-            let msg: String = if first.chars().count() > REASON_CHARS {
-                first.chars().take(REASON_CHARS - 1).chain(std::iter::once('…')).collect()
-            } else {
-                first.to_owned()
-            };
-            let subject = if r.subject.is_empty() { String::new() } else { format!(" {}", r.subject) };
-            format!("{} {}{subject}: {msg}", r.code, r.outcome.as_str())
-        })
-        .collect();
+    let lines = all.iter().take(MAX_DECIDING).map(|r| result_line(r, r.outcome.as_str())).collect();
     (lines, all.len().saturating_sub(MAX_DECIDING))
+}
+
+/// `CV-A701 failed cycle-2: message` (`word` after the code), the message's first line cut at
+/// [`REASON_CHARS`].
+fn result_line(r: &crate::report::CheckResult, word: &str) -> String {
+    let first = r.message.lines().next().unwrap_or_default();
+    let msg: String = if first.chars().count() > REASON_CHARS {
+        first.chars().take(REASON_CHARS - 1).chain(std::iter::once('…')).collect()
+    } else {
+        first.to_owned()
+    };
+    let subject = if r.subject.is_empty() { String::new() } else { format!(" {}", r.subject) };
+    format!("{} {word}{subject}: {msg}", r.code)
 }
 
 /// "… and 3 more" for the deciding results not named.
@@ -206,13 +200,32 @@ pub(crate) fn more_line(more: usize) -> String {
     format!("… and {more} more (every result: --format json, csv or html)")
 }
 
-/// How the integrity verdict is named beside an audit outcome: the records are genuine (or
-/// not); what they decided is the other line.
-pub(crate) fn integrity_word(v: crate::report::Verdict) -> &'static str {
-    match v {
-        crate::report::Verdict::Verified => "records genuine",
-        crate::report::Verdict::Failed => "records not genuine",
-        crate::report::Verdict::Inconclusive => "records not fully verifiable",
+/// How the verdict is named beside an audit outcome: the records' integrity, then the decision
+/// when only it decided (`records genuine, not admissible`); empty without an audit outcome.
+pub(crate) fn integrity_word(report: &Report) -> String {
+    let r = report.reading();
+    match (r.integrity, r.decision) {
+        (None, _) => String::new(),
+        (Some(i), Some(d)) => format!("{i}, {d}"),
+        (Some(i), None) => i.to_owned(),
+    }
+}
+
+/// The failed warning-level results, one line each like [`deciding_lines`], the first
+/// [`MAX_DECIDING`], and how many more: a warning never changes the verdict, and is never
+/// hidden by it either.
+pub(crate) fn warning_lines(report: &Report) -> (Vec<String>, usize) {
+    let all = report.warnings();
+    let lines = all.iter().take(MAX_DECIDING).map(|r| result_line(r, "warning")).collect();
+    (lines, all.len().saturating_sub(MAX_DECIDING))
+}
+
+/// `, with 2 warnings` after a verdict word, or nothing.
+pub(crate) fn with_warnings(report: &Report) -> String {
+    match report.summary.warnings {
+        0 => String::new(),
+        1 => ", with 1 warning".to_owned(),
+        n => format!(", with {n} warnings"),
     }
 }
 
@@ -288,6 +301,23 @@ pub(crate) fn counts_sentence(s: &Summary, strong: fn(usize) -> String, sep: &st
         s.inapplicable,
         s.untested
     )
+}
+
+/// The counts a page shows as pills: `(count, label, class)`. Info-level failures are context,
+/// counted in their own neutral pill and never as failed; that pill is left out when empty, so
+/// a page never reads "0" of them beside info-level results that are counted elsewhere
+/// (cantTell, untested).
+pub(crate) fn count_pills(s: &Summary) -> Vec<(usize, &'static str, &'static str)> {
+    let mut pills = vec![(s.passed, "passed", "passed"), (s.errors + s.warnings, "failed", "failed")];
+    if s.infos() > 0 {
+        pills.push((s.infos(), "failed at info level (context)", "info"));
+    }
+    pills.extend([
+        (s.cant_tell, "cantTell", "cantTell"),
+        (s.untested, "untested", "untested"),
+        (s.inapplicable, "inapplicable", "inapplicable"),
+    ]);
+    pills
 }
 
 /// Text sections (such as `explain`'s doc page) in key order.

@@ -43,12 +43,17 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         match view {
             View::Table(t) => {
                 let _ = writeln!(out, "\n{}", t.title);
-                let mut tb = new_table(opts);
-                tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
-                for row in &t.rows {
-                    tb.add_row(row.iter().map(|c| colored(&cell(c), report, opts)).collect::<Vec<_>>());
+                if opts.width.is_some_and(|w| usize::from(w) < narrowest(&t.columns)) {
+                    records(&mut out, t, report, opts);
+                } else {
+                    let mut tb = new_table(opts);
+                    tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
+                    for row in &t.rows {
+                        tb.add_row(row.iter().map(|c| colored(&cell(c), report, opts)).collect::<Vec<_>>());
+                    }
+                    keep_header_words(&mut tb, &t.columns);
+                    let _ = writeln!(out, "{tb}");
                 }
-                let _ = writeln!(out, "{tb}");
                 if let Some(n) = &t.note {
                     let _ = writeln!(out, "{n}");
                 }
@@ -118,15 +123,16 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
 }
 
 #[cfg(feature = "cli")]
-/// `VERIFIED (exit 0)`, or with an audit outcome `records genuine: VERIFIED (exit 0) · audit:
-/// 2 passed audit, 1 blocked; not admitted`, so the two answers are never one word.
+/// `VERIFIED (exit 0)`, or with an audit outcome `records genuine: VERIFIED (exit 0) · audit
+/// outcome: 2 passed audit, 1 blocked; not admitted`, so the two answers are never one word; a
+/// genuine receipt that is only not admissible reads `records genuine, not admissible: FAILED`.
 fn verdict_phrase(report: &Report) -> String {
-    let verdict = super::verdict_word(report.outcome);
+    let verdict = format!("{}{}", super::verdict_word(report.outcome), super::with_warnings(report));
     match &report.audit_outcome {
         None => format!("{verdict} (exit {})", report.exit_code()),
         Some(a) => format!(
             "{}: {verdict} (exit {}) · audit outcome: {}",
-            super::integrity_word(report.outcome),
+            super::integrity_word(report),
             report.exit_code(),
             a.line()
         ),
@@ -135,22 +141,25 @@ fn verdict_phrase(report: &Report) -> String {
 
 #[cfg(feature = "cli")]
 /// The closing lines CI logs end with: the verdict and why (the results that decided it, one
-/// line each), then the audit outcome on its own line.
+/// line each), the failed warnings named the same way, then the audit outcome on its own line.
 pub(crate) fn closing(out: &mut String, report: &Report) {
-    let label = if report.audit_outcome.is_some() { "integrity " } else { "" };
+    let reading = report.reading();
+    let label = reading.about.map_or_else(String::new, |a| format!("{a} "));
     let _ = writeln!(
         out,
-        "{label}{} (exit {}): {}",
+        "{label}{}{} (exit {}): {}",
         report.outcome.as_str(),
+        super::with_warnings(report),
         report.exit_code(),
-        super::verdict_reason(report.outcome)
+        reading.reason
     );
-    let (lines, more) = super::deciding_lines(report);
-    for l in lines {
-        let _ = writeln!(out, "  {l}");
-    }
-    if more > 0 {
-        let _ = writeln!(out, "  {}", super::more_line(more));
+    for (lines, more) in [super::deciding_lines(report), super::warning_lines(report)] {
+        for l in lines {
+            let _ = writeln!(out, "  {l}");
+        }
+        if more > 0 {
+            let _ = writeln!(out, "  {}", super::more_line(more));
+        }
     }
     if let Some(a) = &report.audit_outcome {
         let _ = writeln!(out, "audit outcome ({}): {}", a.basis, a.line());
@@ -253,6 +262,48 @@ fn new_table(opts: &Options) -> CTable {
     t
 }
 
+/// The longest word of a column heading: the table layout may wrap a heading between its
+/// words, never inside one (`closed_confirmed_in` is one word).
+#[cfg(feature = "cli")]
+fn longest_word(heading: &str) -> usize {
+    heading.split_whitespace().map(|w| w.chars().count()).max().unwrap_or(0)
+}
+
+/// The width a table needs for every heading word to stay whole: the words, one space of
+/// padding each side and the borders.
+#[cfg(feature = "cli")]
+fn narrowest(columns: &[String]) -> usize {
+    columns.iter().map(|c| longest_word(c) + 3).sum::<usize>() + 1
+}
+
+/// Lets a fitted table shrink each column only down to its heading's longest word.
+#[cfg(feature = "cli")]
+fn keep_header_words(tb: &mut CTable, columns: &[String]) {
+    use comfy_table::{ColumnConstraint, Width};
+    for (column, heading) in tb.column_iter_mut().zip(columns) {
+        let words = u16::try_from(longest_word(heading)).unwrap_or(u16::MAX);
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(words)));
+    }
+}
+
+/// A table too wide for the terminal even with its headings wrapped between words, as one
+/// block per row (`heading  value`), the way `psql` shows wide rows: every heading and value
+/// whole, rather than each cut into pieces a few letters wide.
+#[cfg(feature = "cli")]
+fn records(out: &mut String, t: &crate::report::Table, report: &Report, opts: &Options) {
+    for (i, row) in t.rows.iter().enumerate() {
+        let _ = writeln!(out, "{} {} of {}", t.id, i + 1, t.rows.len());
+        let mut tb = new_table(opts);
+        tb.load_style(presets::NOTHING);
+        for (heading, value) in t.columns.iter().zip(row) {
+            tb.add_row(vec![Cell::new(format!(" {heading}")), colored(&cell(value), report, opts)]);
+        }
+        for line in tb.to_string().lines() {
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+}
+
 /// A table cell for people: a full commit id shortened to its first 12 digits, so per-record
 /// tables fit a terminal (the data formats keep every digit; digests are never shortened,
 /// since a manifest is read to compare them).
@@ -272,6 +323,8 @@ pub(crate) fn scalar(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), fmt_num),
         Value::Bool(b) => b.to_string(),
+        // The resolved repositories of a run are read, not parsed: never a JSON blob.
+        Value::Object(_) => crate::report::identities_text(v).unwrap_or_else(|| v.to_string()),
         other => other.to_string(),
     }
 }

@@ -338,6 +338,29 @@ impl Report {
     }
 }
 
+/// `inputs.identities` as a person reads it, one repository after another: `audit
+/// /work/audit at 5d0d14f2161e… (given as audit)`; `None` for a value of another shape.
+#[must_use]
+pub fn identities_text(v: &Value) -> Option<String> {
+    let roles = v.as_object()?;
+    let mut parts = Vec::new();
+    for (role, id) in roles {
+        let id = id.as_object()?;
+        let text = |k: &str| id.get(k).and_then(Value::as_str);
+        let given = text("given");
+        let place = text("canonical").or(given)?;
+        let mut part = format!("{role} {place}");
+        if let Some(c) = text("commit") {
+            part.push_str(&format!(" at {}", c.get(..12).map_or_else(|| c.to_owned(), |s| format!("{s}…"))));
+        }
+        if let Some(g) = given.filter(|g| *g != place) {
+            part.push_str(&format!(" (given as {g})"));
+        }
+        parts.push(part);
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// Counts of results by outcome.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -616,6 +639,11 @@ pub struct AuditOutcome {
     pub decision: Option<OutcomePart>,
     /// How the whole reads: good only when the work passed, bad when it was stopped.
     pub tone: Tone,
+    /// Codes of the checks that carry the decision into the verdict (`receipt --admit`'s
+    /// admission check): their failure is the decision, not a fault of the records, and the
+    /// verdict's words say so ([`Report::reading`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decided_by: Vec<String>,
 }
 
 /// One counted word of an [`AuditOutcome`] (`3 passed audit`) or its decision (`count` absent).
@@ -655,11 +683,98 @@ impl AuditOutcome {
     }
 }
 
+// How a verdict reads (issue 23 §1): the words every human format prints are derived here,
+// once, so the terminal, Markdown, HTML and JUnit cannot tell two stories, and a genuine record
+// whose only failure is the protocol's decision (a receipt that is not admissible) never reads
+// as "not genuine".
+
+/// The verdict in words: what the records' integrity is, and apart from it the decision that
+/// decided the verdict when only the decision did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The records' integrity (`records genuine`, `records not genuine`, `records not fully
+    /// verifiable`), said beside an audit outcome; `None` for a report without one, whose
+    /// verdict word says it all.
+    pub integrity: Option<&'static str>,
+    /// The decision, when a decision check (`AuditOutcome::decided_by`) failed or could not be
+    /// decided (`not admissible`).
+    pub decision: Option<String>,
+    /// What the verdict's closing line is about: `integrity` or `decision` beside an audit
+    /// outcome, `None` without one.
+    pub about: Option<&'static str>,
+    /// One sentence: why this verdict.
+    pub reason: String,
+}
+
+impl Report {
+    /// The verdict in words ([`Reading`]); renderers print it as it is.
+    #[must_use]
+    pub fn reading(&self) -> Reading {
+        let decided_by = self.audit_outcome.as_ref().map_or(&[][..], |a| a.decided_by.as_slice());
+        let is_decision = |r: &CheckResult| decided_by.iter().any(|c| *c == r.code);
+        let integrity = verdict_over(self.results.iter().filter(|r| !is_decision(r)));
+        let decision_verdict = verdict_over(self.results.iter().filter(|r| is_decision(r)));
+        let decision = self.audit_outcome.as_ref().and_then(|a| {
+            (decision_verdict != Verdict::Verified).then(|| {
+                a.decision.as_ref().map_or_else(|| "decision not made".to_owned(), |d| d.label.clone())
+            })
+        });
+        // A gate asked about a commit no receipt binds verified no record: nothing is called
+        // genuine, or not, for it.
+        let nothing = self.results.iter().all(is_decision);
+        let only_the_decision = self.outcome != Verdict::Verified && integrity == Verdict::Verified;
+        let reason = match (&decision, only_the_decision) {
+            (Some(d), true) => {
+                let records = if nothing { "no record was verified" } else { "the records are genuine" };
+                if decision_verdict == Verdict::Failed {
+                    format!("{records}; the decision failed: {d}")
+                } else {
+                    format!("{records}; the decision could not be made: {d}")
+                }
+            }
+            _ => verdict_reason(self.outcome).to_owned(),
+        };
+        let about = self.audit_outcome.as_ref().map(|_| if only_the_decision { "decision" } else { "integrity" });
+        let words = if nothing && !decided_by.is_empty() { "no records verified" } else { integrity_words(integrity) };
+        Reading { integrity: self.audit_outcome.as_ref().map(|_| words), decision, about, reason }
+    }
+
+    /// The warning-level results that failed: they never change the verdict, and a summary
+    /// names them all the same.
+    #[must_use]
+    pub fn warnings(&self) -> Vec<&CheckResult> {
+        self.results.iter().filter(|r| r.level == Level::Warning && r.outcome == Outcome::Failed).collect()
+    }
+}
+
+/// What a verdict over the records' own checks says about them.
+fn integrity_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Verified => "records genuine",
+        Verdict::Failed => "records not genuine",
+        Verdict::Inconclusive => "records not fully verifiable",
+    }
+}
+
+/// One sentence explaining a verdict.
+#[must_use]
+pub fn verdict_reason(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Verified => "every error-level check passed or did not apply",
+        Verdict::Failed => "an error-level check failed",
+        Verdict::Inconclusive => "nothing failed, but an error-level check could not be decided (cantTell or untested)",
+    }
+}
+
 /// The verdict rule: error-level failures fail; error-level `cantTell`/`untested` make the run
 /// inconclusive; warnings and info never change the verdict.
 #[must_use]
 pub fn verdict_of(results: &[CheckResult]) -> Verdict {
-    let required = results.iter().filter(|r| r.level == Level::Error);
+    verdict_over(results.iter())
+}
+
+fn verdict_over<'a>(results: impl Iterator<Item = &'a CheckResult>) -> Verdict {
+    let required = results.filter(|r| r.level == Level::Error);
     let mut inconclusive = false;
     for r in required {
         match r.outcome {
@@ -746,6 +861,7 @@ mod tests {
             parts: vec![part("passed audit", Some(2)), part("blocked", Some(1))],
             decision: Some(part("not admitted", None)),
             tone: Tone::Bad,
+            decided_by: Vec::new(),
         };
         assert_eq!(a.line(), "2 passed audit, 1 blocked; not admitted");
         a.parts.clear();

@@ -162,10 +162,14 @@ enum Command {
     #[command(after_help = help!("crossverify checks", "crossverify checks --format csv > checks.csv"))]
     Checks,
     #[command(display_order = 13)]
-    /// Print the documentation page of a check code.
-    #[command(after_help = help!("crossverify explain CV-A701", "crossverify explain cv-g002 --format html > CV-G002.html"))]
+    /// Print the documentation page of a check, by code or by name.
+    #[command(after_help = help!(
+        "crossverify explain CV-A701",
+        "crossverify explain subject-binding-broken",
+        "crossverify explain cv-g002 --format html > CV-G002.html"
+    ))]
     Explain {
-        /// Check code, e.g. CV-A701.
+        /// Check code or name, as reports print them: CV-A701 or subject-binding-broken.
         code: String,
     },
     #[command(flatten)]
@@ -196,10 +200,31 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "crossverify: error: {e:#}");
+            let _ = writeln!(err, "crossverify: error: {}", plain_os_errors(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error line with the operating system's wording (`No such file or directory (os error
+/// 2)`) said plainly: the file is named before it, the reason is what a reader needs.
+fn plain_os_errors(line: &str) -> String {
+    const PLAIN: [(&str, &str); 5] = [
+        ("No such file or directory", "does not exist"),
+        ("Permission denied", "permission denied"),
+        ("Is a directory", "is a directory, not a file"),
+        ("Not a directory", "a part of the path is not a directory"),
+        ("Read-only file system", "the file system is read-only"),
+    ];
+    let mut out = line.to_owned();
+    while let Some(start) = out.find(" (os error ") {
+        let Some(len) = out[start..].find(')') else { break };
+        out.replace_range(start..=start + len, "");
+    }
+    for (os, plain) in PLAIN {
+        out = out.replace(os, plain);
+    }
+    out
 }
 
 /// Help and version go to standard output (exit 0); every usage error becomes the one-line
@@ -211,19 +236,40 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "crossverify: error: {}", one_line(&e.render().to_string()));
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // Bare `crossverify`: the help as help, readable, then the one error line.
+        let _ = write!(err, "{}", e.render());
+        let _ = writeln!(
+            err,
+            "\ncrossverify: error: no command given (`crossverify demo` verifies the demo ledger built into the binary)"
+        );
+        return ExitCode::from(2);
+    }
+    let _ = writeln!(err, "crossverify: error: {}", one_line(&e.render().to_string(), own_usage));
     ExitCode::from(2)
 }
 
-/// clap's multi-line message as one line: `error:` dropped, the usage kept after a `;`, the
-/// "try --help" hint kept once at the end.
-fn one_line(rendered: &str) -> String {
+/// The usage line of the subcommand a clap usage line is about, as its `--help` shows it:
+/// clap's error usage lists the options the user gave beside the required ones (`--summary`
+/// among them), which reads as if they were required too.
+fn own_usage(error_usage: &str) -> Option<String> {
+    use clap::CommandFactory as _;
+    let name = error_usage.split_whitespace().nth(1)?;
+    let mut cli = Cli::command();
+    cli.build();
+    let usage = cli.find_subcommand_mut(name)?.render_usage().to_string();
+    usage.strip_prefix("Usage: ").map(|u| u.trim().to_owned())
+}
+
+/// clap's multi-line message as one line: `error:` dropped, the usage (the subcommand's own,
+/// when `own_usage` finds it) kept after a `;`, the "try --help" hint kept once at the end.
+fn one_line(rendered: &str, own_usage: fn(&str) -> Option<String>) -> String {
     let mut message: Vec<&str> = Vec::new();
     let mut usage = None;
     let mut hint = None;
     for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if let Some(u) = line.strip_prefix("Usage: ") {
-            usage = Some(u);
+            usage = Some(own_usage(u).unwrap_or_else(|| u.to_owned()));
         } else if line.starts_with("For more information") {
             hint = Some(line);
         } else {

@@ -18,6 +18,9 @@ pub struct Detected {
     pub what: String,
     /// The equivalent command line (what the user can run next time).
     pub command: String,
+    /// What the command needs that was not given (exit 2, naming it and the command); `None`
+    /// when it can run.
+    pub needs: Option<String>,
     run: Verify,
 }
 
@@ -48,19 +51,29 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
             return Some(Detected {
                 what: format!("CrossAudit ledger records ({name})"),
                 command: sci(format!("crossverify stats {shown}")),
+                needs: None,
                 run: Verify::Stats { path: path.to_owned(), science: science.map(Path::to_path_buf) },
             });
         }
         if name == "receipt.json" || name.ends_with(".receipt.json") {
-            let root = path.canonicalize().ok()?.ancestors().skip(1).find(|d| d.join(".git").exists())?.to_owned();
+            let root = work_tree_of(path)?;
+            // A paired receipt (every v1 one, a schema-2 one naming its audit repository) audits
+            // another repository than the one it lives in: verifying it against its own would
+            // report its genuine commits as missing, i.e. forged.
+            let paired = science.is_none().then(|| paired_receipt(path)).flatten();
+            let science_shown = science.map_or_else(|| "<SCIENCE>".to_owned(), |s| s.display().to_string());
             let science = science.map_or_else(|| root.clone(), Path::to_path_buf);
+            let command = match &paired {
+                Some(_) => format!("crossverify receipt {shown} --audit {} --science {science_shown}", root.display()),
+                None if science == root => format!("crossverify receipt {shown} --science {}", root.display()),
+                None => format!("crossverify receipt {shown} --audit {} --science {}", root.display(), science.display()),
+            };
             return Some(Detected {
                 what: format!("a CrossAudit receipt in the ledger repository {}", root.display()),
-                command: format!(
-                    "crossverify receipt {shown} --audit {} --science {}",
-                    root.display(),
-                    science.display()
-                ),
+                command,
+                needs: paired.map(|why| {
+                    format!("{why}: it audits a separate science repository; give its clone with --science PATH")
+                }),
                 run: Verify::Receipt { receipt: path.to_owned(), audit: root, science },
             });
         }
@@ -73,6 +86,7 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
         return Some(Detected {
             what: "CrossAudit ledger records (mined or analysis records)".into(),
             command: sci(format!("crossverify stats {shown}")),
+            needs: None,
             run: Verify::Stats { path: path.to_owned(), science: science.map(Path::to_path_buf) },
         });
     }
@@ -80,8 +94,48 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
     Some(Detected {
         what,
         command: sci(format!("crossverify ledger --audit {shown}")),
+        needs: None,
         run: Verify::Ledger { audit: path.to_owned(), science: science.map(Path::to_path_buf) },
     })
+}
+
+/// The git work tree a file lives in: the nearest directory above it holding `.git`, found on
+/// the path as given first (so it reads as the user wrote it), else on its canonical form.
+fn work_tree_of(file: &Path) -> Option<PathBuf> {
+    let lexical = file.ancestors().skip(1).take_while(|d| !d.as_os_str().is_empty()).find(|d| d.join(".git").exists());
+    match lexical {
+        Some(d) => Some(d.to_owned()),
+        None => file.canonicalize().ok()?.ancestors().skip(1).find(|d| d.join(".git").exists()).map(Path::to_owned),
+    }
+}
+
+/// The ledger repository a receipt file on disk lives in, when that is not `science`: the git
+/// work tree around it, if it holds a CrossAudit ledger. `crossverify receipt RECEIPT --science
+/// S` without `--audit` verifies a paired ledger's receipt in the ledger it came from, instead of
+/// looking for it in the science repository and reporting it as forged.
+#[must_use]
+pub fn ledger_repository_of(receipt: &Path, science: &Path) -> Option<PathBuf> {
+    if !receipt.is_file() {
+        return None;
+    }
+    let root = work_tree_of(receipt)?;
+    if std::fs::canonicalize(&root).ok()? == std::fs::canonicalize(science).ok()? {
+        return None;
+    }
+    let layouts = load::receipt_layouts(&Options::new(&root)).ok()?;
+    (!layouts.is_empty()).then_some(root)
+}
+
+/// Why the receipt file at `path` audits a repository other than the one it lives in, in words;
+/// `None` for a local-mode receipt or one that does not parse (the command then says why).
+fn paired_receipt(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let r = crate::crossaudit::records::receipt::Receipt::parse(&bytes).ok()?;
+    match (r.family, r.audit_repo) {
+        (crate::crossaudit::records::receipt::Family::V1, _) => Some("a v1 reference receipt".to_owned()),
+        (_, Some(repo)) if repo != "local" => Some(format!("a paired receipt (ledger.audit_repo = {repo:?})")),
+        _ => None,
+    }
 }
 
 /// The ledger layouts a directory or repository holds, described; `None` when it holds none.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::crossaudit::invariants::i8_admission::Admission;
 
-use crate::crossaudit::checks::{CHECKS, INVARIANTS};
+use crate::crossaudit::checks::{self, CHECKS, INVARIANTS};
 
 use crate::crossaudit::crawl::run::Run;
 use crate::report::{
@@ -244,6 +244,7 @@ fn outcome_of<'a>(
         parts,
         decision,
         tone,
+        decided_by: Vec::new(),
     }
 }
 
@@ -279,18 +280,22 @@ pub(crate) fn admission(a: &Admission) -> View {
 
 /// The admission decision under the verdict of `crossverify receipt`'s page.
 pub(crate) fn headline(report: &mut Report, a: &Admission) {
-    let decision = if a.ready { "ready to admit" } else { "not admissible" };
+    let (decision, tone) = if a.ready {
+        ("ready to admit", Tone::Good)
+    } else if a.shortfalls.is_empty() {
+        ("admission not observable", Tone::Unknown)
+    } else {
+        ("not admissible", Tone::Bad)
+    };
     let text = if a.reason.is_empty() { decision.to_owned() } else { format!("{decision} · {}", a.reason) };
     report.hints.headline = Some(("Admission".to_owned(), text));
-    // The receipt's audit outcome is its admission: the verdict banner only says it is genuine.
+    // The receipt's audit outcome is its admission: the verdict banner only says it is genuine,
+    // and the admission check (error level under --admit) is the decision, never a forgery.
     report.audit_outcome = Some(AuditOutcome {
         basis: "this receipt".to_owned(),
         parts: Vec::new(),
-        decision: Some(OutcomePart {
-            label: decision.to_owned(),
-            count: None,
-            tone: if a.ready { Tone::Good } else { Tone::Bad },
-        }),
-        tone: if a.ready { Tone::Good } else { Tone::Bad },
+        decision: Some(OutcomePart { label: decision.to_owned(), count: None, tone }),
+        tone,
+        decided_by: vec![checks::ADMISSION.code.to_owned()],
     });
 }

@@ -164,29 +164,65 @@ fn science_repo(
     Ok(match &opts.science {
         Some(p) => {
             let same = std::fs::canonicalize(p).ok() == std::fs::canonicalize(&opts.audit).ok();
+            // The audit repository given as the science one: every audited commit would be
+            // reported missing, i.e. forged, for the caller's mix-up of two paths.
+            if same && let Some(why) = paired(audit, family, cycles) {
+                return Err(Error::Usage(format!(
+                    "--science {} is the ledger repository itself, but {}: the science repository is a \
+                     separate one; give its clone with --science PATH",
+                    p.display(),
+                    why.words(&opts.audit)
+                )));
+            }
             (Some(Repo::open(p)?.shared().with_tree_cache().with_delta_cache(SCIENCE_DELTA_CACHE)), same)
         }
         None if family == Family::Schema2 => {
             // Local mode keeps the ledger inside the science repository; a paired receipt names
             // a separate one, and verifying it against the ledger repository would report every
             // audited commit as missing, i.e. as forged.
-            let paired = cycles.iter().filter_map(|c| c.receipt_blob).take(16).find_map(|id| {
-                let r = audit
-                    .record(id, "receipt.json")
-                    .ok()
-                    .and_then(|b| crate::crossaudit::records::receipt::Receipt::parse(&b).ok())?;
-                r.audit_repo.filter(|a| a != "local")
-            });
-            if let Some(repo) = paired {
+            if let Some(why) = paired(audit, family, cycles) {
                 return Err(Error::Usage(format!(
-                    "the receipts in {} are paired (ledger.audit_repo = {repo:?}): the science repository is a \
-                     separate one; give it with --science PATH",
-                    opts.audit.display()
+                    "{}: the science repository is a separate one; give it with --science PATH",
+                    why.words(&opts.audit)
                 )));
             }
             (Some(audit.shared().with_tree_cache().with_delta_cache(SCIENCE_DELTA_CACHE)), true)
         }
         None => (None, false),
+    })
+}
+
+/// Why a ledger's receipts audit a science repository other than the ledger's own.
+enum Paired {
+    /// A v1 reference ledger: always kept apart from the science.
+    V1,
+    /// Schema-2 receipts naming their audit repository (`ledger.audit_repo`).
+    AuditRepo(String),
+}
+
+impl Paired {
+    fn words(&self, ledger: &Path) -> String {
+        match self {
+            Paired::V1 => format!("the ledger in {} is a v1 reference ledger, kept apart from the science", ledger.display()),
+            Paired::AuditRepo(repo) => {
+                format!("the receipts in {} are paired (ledger.audit_repo = {repo:?})", ledger.display())
+            }
+        }
+    }
+}
+
+/// Whether the ledger's receipts audit a science repository other than the ledger's own;
+/// `None` for the product's local mode, where the ledger lives inside the science repository.
+fn paired(audit: &Repo, family: Family, cycles: &[Cycle]) -> Option<Paired> {
+    if family == Family::V1 {
+        return Some(Paired::V1);
+    }
+    cycles.iter().filter_map(|c| c.receipt_blob).take(16).find_map(|id| {
+        let r = audit
+            .record(id, "receipt.json")
+            .ok()
+            .and_then(|b| crate::crossaudit::records::receipt::Receipt::parse(&b).ok())?;
+        r.audit_repo.filter(|a| a != "local").map(Paired::AuditRepo)
     })
 }
 

@@ -183,7 +183,29 @@ fn receipt(args: &ReceiptArgs, env: &Env<'_>) -> anyhow::Result<crossverify::rep
         sigstore,
         cache,
     } = args;
-    let ledger_repo = audit.clone().unwrap_or_else(|| science.clone());
+    let ledger_repo = match (audit, receipt) {
+        (Some(a), _) => a.clone(),
+        // A receipt file of a paired ledger lives in the ledger's repository, not in --science:
+        // the ledger it names is the one it is verified in (said once, on standard error).
+        (None, Some(r)) => match crossaudit::detect::ledger_repository_of(r, science) {
+            Some(root) => {
+                if !env.quiet {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "crossverify: note: {} lives in the ledger repository {}, not in --science {}: verifying it \
+                         there (`--audit {}`)",
+                        r.display(),
+                        root.display(),
+                        science.display(),
+                        root.display()
+                    );
+                }
+                root
+            }
+            None => science.clone(),
+        },
+        (None, None) => science.clone(),
+    };
     let mut o = crossaudit::Options::new(&ledger_repo);
     o.science = Some(science.clone());
     o.audit_rev.clone_from(audit_rev);
@@ -284,6 +306,15 @@ fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
                 && path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
         {
             return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dir = path.parent().map_or_else(|| Path::new("."), |d| d);
+            bail!(
+                "--consumed {}: its directory {} does not exist (a gate's first run reads an absent record as \
+                 empty, but only in a directory that exists: create it, or name a file in one)",
+                path.display(),
+                dir.display()
+            );
         }
         other => other.with_context(|| format!("reading --consumed file {}", path.display()))?,
     };
