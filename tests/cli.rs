@@ -390,3 +390,251 @@ fn verify_refuses_a_path_holding_two_protocols_and_names_each_command() {
         assert!(err.contains(command), "`{command}` is not named: {err}");
     }
 }
+
+// Issue 23 §1: nothing misleads. The README's own command lines, on fixture ledgers.
+
+/// Work-tree clones of fixture `name`'s bare `audit` and `science` repositories, as a user
+/// has them, at `audit` and `science` in the scratch directory.
+fn checked_out(s: &Scratch, name: &str) {
+    for repo in ["audit", "science"] {
+        support::git(s.path(), &["clone", "-q", &format!("{name}/{repo}"), repo]);
+    }
+}
+
+/// A receipt of the demo's paired ledger (the third cycle: genuine, PASS).
+const PAIRED_RECEIPT: &str = "audit/cycles/8413b5ae42a5-r1/receipt.json";
+/// The demo's BLOCKED receipt: genuine, not admissible.
+const BLOCKED_RECEIPT: &str = "audit/cycles/739e7b6f5ebf-r1/receipt.json";
+
+/// `crossverify receipt RECEIPT --science PATH`, as the README writes it, on a receipt file of a
+/// paired ledger: verified in the ledger repository it lives in (said once on standard error),
+/// genuine, exit 0; never its genuine bindings reported as forged (CV-A503, A706, A710, A712).
+#[test]
+fn the_readme_receipt_line_on_a_paired_receipt_finds_its_ledger() {
+    let s = Scratch::new(&["demo"]);
+    checked_out(&s, "demo");
+    let args = ["receipt", PAIRED_RECEIPT, "--science", "science", "--summary"];
+    let out = s.run(&args).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("lives in the ledger repository audit").count(), 1, "{err}");
+    let with_audit = s.run(&[&args[..], &["--audit", "audit", "--format", "json"]].concat()).output().expect("runs");
+    let inferred = s.run(&[&args[..4], &["--format", "json"]].concat()).output().expect("runs");
+    let results = |o: &std::process::Output| {
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("JSON")["results"].clone()
+    };
+    assert_eq!(results(&inferred), results(&with_audit), "the same verification as with --audit");
+    snapshot!(s, "paired_receipt_science_only", &args);
+}
+
+/// `verify RECEIPT` without `--science` on a paired receipt stops with the exact command (exit
+/// 2): the ledger repository is not the science repository it audits. With `--science` it runs.
+#[test]
+fn verify_asks_for_the_science_repository_of_a_paired_receipt() {
+    let s = Scratch::new(&["demo"]);
+    checked_out(&s, "demo");
+    snapshot!(s, "paired_receipt_verify_without_science", &["verify", PAIRED_RECEIPT, "--summary"]);
+    snapshot!(s, "paired_receipt_verify_with_science", &["verify", PAIRED_RECEIPT, "--science", "science", "--summary"]);
+}
+
+/// The ledger repository given as the science one, by `ledger`, `receipt` or `stats`, is the
+/// caller's mix-up of two paths: exit 2 with the fix, never every commit reported as missing.
+#[test]
+fn the_audit_repository_as_science_is_exit_2_with_the_fix() {
+    let s = Scratch::new(&["demo", "v1-genuine"]);
+    checked_out(&s, "demo");
+    snapshot!(s, "ledger_audit_as_science", &["ledger", "--audit", "audit", "--science", "audit"]);
+    for args in [
+        &["receipt", PAIRED_RECEIPT, "--science", "audit"][..],
+        &["receipt", "--science", "audit", "--audit", "audit", "--expect-sha", "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117"],
+        &["ledger", "--audit", "v1-genuine/audit", "--science", "v1-genuine/audit"],
+    ] {
+        let out = s.run(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is the ledger repository itself") && err.contains("--science PATH"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: no report");
+    }
+}
+
+/// A genuine receipt that is only not admissible reads "records genuine, not admissible" in
+/// the terminal, Markdown, HTML and JUnit, never "records not genuine"; a forged one still does.
+#[test]
+fn the_headline_says_what_failed_integrity_or_admission() {
+    let s = Scratch::new(&["demo", "s2-forged-pass"]);
+    checked_out(&s, "demo");
+    let gate = ["receipt", BLOCKED_RECEIPT, "--science", "science", "--admit", "--quiet"];
+    snapshot!(s, "blocked_receipt_admit_summary", &[&gate[..], &["--summary"]].concat());
+    snapshot!(s, "blocked_receipt_admit_markdown_summary", &[&gate[..], &["--summary", "--format", "markdown"]].concat());
+    let text = |format: &str| {
+        let out = s.run(&[&gate[..], &["--format", format]].concat()).output().expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let html = text("html");
+    assert!(html.contains("<small>records genuine, not admissible</small>"), "the HTML banner");
+    assert!(html.contains("The records are genuine; the decision failed: not admissible"), "the HTML reason");
+    let junit = text("junit");
+    assert!(junit.contains(r#"<property name="integrity" value="records genuine"/>"#), "{junit}");
+    assert!(junit.contains(r#"<property name="decision" value="not admissible"/>"#), "{junit}");
+    for format in ["table", "markdown", "html", "junit"] {
+        assert!(!text(format).contains("not genuine"), "{format} calls a genuine receipt not genuine");
+    }
+    let forged = ["ledger", "--audit", "s2-forged-pass/audit", "--science", "s2-forged-pass/science", "--summary"];
+    let out = s.run(&forged).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.starts_with("crossverify ledger · records not genuine: FAILED (exit 1)"), "{out}");
+    assert!(out.contains("\nintegrity failed (exit 1): an error-level check failed\n"), "{out}");
+}
+
+/// `--summary` never hides a failed warning: "verified, with 1 warning", and the warning named.
+#[test]
+fn the_summary_names_every_failed_warning() {
+    let s = Scratch::new(&["s2-stray-file"]);
+    let args = ["ledger", "--audit", "s2-stray-file/audit", "--science", "s2-stray-file/science", "--summary"];
+    snapshot!(s, "ledger_warning_summary", &args);
+    snapshot!(s, "ledger_warning_markdown_summary", &[&args[..], &["--format", "markdown"]].concat());
+}
+
+// Issue 23 §5: the rough edges.
+
+/// A usage error's usage line is the subcommand's own: the options given (`--summary`) are
+/// not listed as if they were required.
+#[test]
+fn a_usage_error_shows_the_commands_own_usage() {
+    let s = Scratch::new(&[]);
+    for (name, args) in [
+        ("error_bundle_usage", &["bundle", "b.json", "--summary"][..]),
+        ("error_floor_usage", &["floor", "--summary", "evidence"]),
+    ] {
+        let out = s.run(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("--summary"), "{name}: {err}");
+        snapshot!(s, name, args);
+    }
+}
+
+/// An error says its cause once: no wrapper repeats the message it wraps.
+#[test]
+fn an_error_says_its_cause_once() {
+    let s = Scratch::new(&["repo-plain"]);
+    let out = s.run(&["bundle", "a-file", "--repo", "repo-plain/repo", "--trusted-key", "abc"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(err.matches("is not an ssh-ed25519 line").count(), 1, "{err}");
+}
+
+/// Bare `crossverify` shows the help as help (many lines), then one error line (exit 2).
+#[test]
+fn bare_crossverify_shows_the_help_readably() {
+    let s = Scratch::new(&[]);
+    let out = s.run(&[]).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.lines().any(|l| l == "Commands:"), "{err}");
+    assert!(err.lines().any(|l| l.trim_start().starts_with("demo ")), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("crossverify: error:")).collect();
+    assert_eq!(errors, ["crossverify: error: no command given (`crossverify demo` verifies the demo ledger built into the binary)"]);
+}
+
+/// Files that are not there are named with the reason in words, never as an OS error.
+#[test]
+fn missing_files_are_named_with_the_reason_in_words() {
+    let s = Scratch::new(&["demo"]);
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "error_consumed_directory_missing",
+            &["receipt", "--science", "demo/audit", "--audit", "demo/audit", "--expect-sha", "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117", "--consumed", "no-such-dir/consumed.txt"],
+            "its directory no-such-dir does not exist",
+        ),
+        ("error_transcript_without_bus", &["transcript", "plain-dir"], "plain-dir: holds no bus.jsonl"),
+        ("error_transcript_missing", &["transcript", "no-such-dir"], "no-such-dir: does not exist"),
+        (
+            "error_bundle_missing",
+            &["bundle", "no-such.json", "--repo", "demo/audit", "--trust-store", "no-such-store.json"],
+            "does not exist",
+        ),
+    ];
+    for (name, args, says) in cases {
+        let out = s.run(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!err.contains("os error") && !err.contains("No such file"), "{name}: {err}");
+        snapshot!(s, *name, args);
+    }
+}
+
+/// The repositories a run resolved read as words in the table, Markdown and HTML headers,
+/// never as a JSON blob.
+#[test]
+fn identities_read_as_words() {
+    let s = Scratch::new(&["demo"]);
+    let args = ["ledger", "--audit", "demo/audit", "--science", "demo/science", "--quiet"];
+    for format in ["table", "markdown", "html"] {
+        let out = s.run(&[&args[..], &["--format", format]].concat()).output().expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text.lines().find(|l| l.contains("identities")).unwrap_or_else(|| panic!("{format}: no identities"));
+        assert!(!line.contains("{\"") && !line.contains("&quot;"), "{format}: {line}");
+        let head = support::git(&s.path().join("demo/audit"), &["rev-parse", "HEAD"]);
+        let short = String::from_utf8_lossy(&head[..12]).into_owned();
+        assert!(line.contains(&format!("audit {}", s.path().join("demo/audit").canonicalize().expect("path").display())), "{format}: {line}");
+        assert!(line.contains(&format!("at {short}…")), "{format}: {line}");
+    }
+}
+
+/// `explain` takes the check names reports print as well as codes, in any case, and suggests
+/// the nearest of either for a near miss.
+#[test]
+fn explain_takes_names_and_suggests_the_nearest() {
+    let s = Scratch::new(&[]);
+    let by_code = s.run(&["explain", "CV-A701"]).output().expect("runs");
+    let by_name = s.run(&["explain", "subject-binding-broken"]).output().expect("runs");
+    assert_eq!(by_name.status.code(), Some(0));
+    assert_eq!(by_code.stdout, by_name.stdout);
+    snapshot!(s, "error_explain_near_name", &["explain", "subject-binding-brokn"]);
+    snapshot!(s, "error_explain_near_code", &["explain", "CV-A71"]);
+}
+
+/// The README's synopses of `bundle` and `floor` name every option their `--help` lists.
+#[test]
+fn the_readme_synopses_name_every_option() {
+    let s = Scratch::new(&[]);
+    let readme = std::fs::read_to_string(support::root().join("README.md")).expect("README");
+    for command in ["bundle", "floor"] {
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `crossverify {command} ")))
+            .unwrap_or_else(|| panic!("no README row for {command}"));
+        let help = s.run(&[command, "--help"]).output().expect("runs");
+        let help = String::from_utf8_lossy(&help.stdout);
+        let own = help.split("Global options:").next().expect("help");
+        for option in own.split_whitespace().filter(|w| w.starts_with("--") && *w != "--help") {
+            let option = option.trim_end_matches(',');
+            assert!(row.contains(option), "README's {command} synopsis lacks {option}: {row}");
+        }
+    }
+}
+
+/// The run that creates a cache in the user's home says where it is and where its key is,
+/// once; the next run says nothing about it.
+#[test]
+fn a_new_cache_says_where_it_is_once() {
+    let s = Scratch::new(&["demo"]);
+    let run = || {
+        let mut c = s.run(&["ledger", "--audit", "demo/audit", "--science", "demo/science", "--format", "json"]);
+        c.env("XDG_CACHE_HOME", s.path().join("xdg-cache")).env("XDG_STATE_HOME", s.path().join("xdg-state"));
+        let out = c.output().expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let first = run();
+    let db = s.path().join("xdg-cache/crossverify/cache.redb");
+    let key = s.path().join("xdg-state/crossverify/cache-key");
+    let said = format!("keeping authenticated results between runs in {} (key: {})", db.display(), key.display());
+    assert_eq!(first.matches(&said).count(), 1, "{first}");
+    assert!(db.is_file() && key.is_file());
+    let second = run();
+    assert!(!second.contains("keeping authenticated results"), "{second}");
+}

@@ -331,3 +331,80 @@ fn info_level_results_are_never_in_the_colour_of_failure() {
     );
     assert!(junit.contains(&format!("failures=\"{failures}\"")), "JUnit counts no info-level failure");
 }
+
+/// A terminal table too wide for the terminal never cuts a heading inside a word: it wraps a
+/// heading between its words, or shows one block per row (issue 23: the lifecycle table's
+/// `closed_confirmed_in` came out as `close`/`d_con`/`firme`/`d_in`).
+#[test]
+fn terminal_tables_keep_every_heading_word_whole() {
+    use crossverify::report::{Table, View};
+    let columns: Vec<String> = [
+        "finding_id",
+        "severity",
+        "first_raised",
+        "raised_in",
+        "times_listed",
+        "closed_confirmed_in",
+        "lag_positions",
+        "lag_cycle_numbers",
+        "state",
+        "scopes",
+        "source",
+        "rules",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let row: Vec<Value> = columns.iter().map(|c| Value::String(format!("{c}-value-long-enough"))).collect();
+    let narrow = vec!["invariant".to_owned(), "a guarantee in several words".to_owned(), "status".to_owned()];
+    let mut report = Report::new("ledger");
+    for (id, cols, rows) in [
+        ("findings", columns.clone(), vec![row.clone(), row]),
+        ("conformance", narrow.clone(), vec![vec![Value::from("I1"), Value::from("words ".repeat(30)), Value::from("enforced")]]),
+    ] {
+        report.views.push(View::Table(Table { id: id.into(), title: id.into(), columns: cols, rows, note: None, csv: false }));
+    }
+    report.finish();
+    let out = String::from_utf8(render::render(&report, Format::Table, &Options { width: Some(100), ..Options::default() }))
+        .expect("UTF-8");
+    for heading in columns.iter().chain(&narrow).flat_map(|c| c.split(' ')) {
+        assert!(out.contains(heading), "heading word {heading} cut:\n{out}");
+    }
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "wider than the terminal:\n{out}");
+    assert!(out.contains("findings 1 of 2"), "the wide table as one block per row:\n{out}");
+}
+
+/// The HTML counts name no "0 info notes" beside info-level results counted as cantTell.
+#[test]
+fn the_html_counts_say_nothing_of_info_failures_when_there_are_none() {
+    let info = crossverify::protocols::find("CV-A708").expect("registered");
+    assert_eq!(crossverify::report::Registered::level(info), Level::Info);
+    let mut report = Report::new("ledger");
+    for i in 0..3 {
+        report.results.push(CheckResult::new(info, Outcome::CantTell, format!("cycle-{i}"), "not re-verifiable"));
+    }
+    report.finish();
+    let html = text(&report, Format::Html);
+    assert!(!html.contains("info notes") && !html.contains("failed at info level"), "a pill of zero info failures");
+    assert!(html.contains("<b>3</b> cantTell"));
+    report.results.push(CheckResult::new(info, Outcome::Failed, "cycle-9", "context"));
+    report.finish();
+    assert!(text(&report, Format::Html).contains("<b>1</b> failed at info level (context)"));
+}
+
+/// Every check's documentation in the HTML report is HTML: no Markdown link syntax is left as
+/// text outside code.
+#[test]
+fn the_html_check_documentation_has_no_raw_markdown_links() {
+    let mut report = Report::new("checks");
+    for c in crossverify::protocols::all() {
+        report.results.push(CheckResult::new(c, Outcome::Passed, "x", "y"));
+    }
+    report.finish();
+    crossverify::protocols::describe(&mut report);
+    let html = text(&report, Format::Html);
+    let code = regex::Regex::new(r"(?s)<code>.*?</code>|<pre>.*?</pre>").expect("regex");
+    let prose = code.replace_all(&html, "");
+    let raw = regex::Regex::new(r"\]\([^)]*\)").expect("regex");
+    let found: Vec<&str> = raw.find_iter(&prose).map(|m| m.as_str()).take(5).collect();
+    assert!(found.is_empty(), "raw Markdown links in the HTML: {found:?}");
+}

@@ -63,7 +63,8 @@ pub struct Stats {
     pub hits: u64,
     /// Lookups with no usable entry.
     pub misses: u64,
-    /// Entries found but not used: failed MAC or malformed (a poisoned or damaged cache).
+    /// Entries found but not used: written with another key (their MAC does not verify under
+    /// this one: another machine's key, another secret, or an alteration) or malformed.
     pub dropped: u64,
     /// Entries found but written by another version.
     pub stale: u64,
@@ -76,6 +77,21 @@ pub struct Stats {
     /// Hits and misses by kind of entry (the table key up to its first `/`: `blob-sha256`,
     /// `cycle`), since one receipt's hit stands for thousands of blob lookups not made.
     pub by_kind: std::collections::BTreeMap<String, KindStats>,
+}
+
+impl Stats {
+    /// What the cache did, in one line for standard error: `cache: 3 hits, 1 misses, 0 written
+    /// with another key (not used), 0 stale (another version), 1 written`. An entry whose MAC
+    /// does not verify was written by whoever did not hold this key (another machine's key
+    /// file, another `CROSSVERIFY_CACHE_KEY`, or an alteration): it is not used, and said so
+    /// without calling every changed key an attack.
+    #[must_use]
+    pub fn line(&self) -> String {
+        format!(
+            "cache: {} hits, {} misses, {} written with another key (not used), {} stale (another version), {} written",
+            self.hits, self.misses, self.dropped, self.stale, self.written
+        )
+    }
 }
 
 /// Lookups of one kind of entry.
@@ -139,6 +155,17 @@ impl Cache {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = dir.join(FILE);
         let mut notes = Vec::new();
+        if !path.exists() {
+            // A cache appears in the user's home on a run that asked for nothing: where it is
+            // and where its key is are said once, on the run that creates it.
+            notes.push(format!(
+                "keeping authenticated results between runs in {} (key: {}); --no-cache or CROSSVERIFY_NO_CACHE=1 runs without",
+                path.display(),
+                key::default_file()
+                    .filter(|_| std::env::var_os(key::ENV).is_none())
+                    .map_or_else(|| format!("from {}", key::ENV), |f| f.display().to_string())
+            ));
+        }
         let loaded = match with_db(&path, true, load) {
             Ok(m) => m,
             Err(Open::Busy) => {
@@ -409,5 +436,16 @@ fn with_db<T>(path: &Path, check: bool, f: impl Fn(&redb::Database) -> Result<T,
             Ok(Err(e)) => return Err(Open::Damaged(e.to_string())),
             Err(_) => return Err(Open::Damaged("the database opener panicked".to_owned())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn entries_of_another_key_are_not_called_an_attack() {
+        let s = super::Stats { hits: 3, misses: 1, dropped: 2, written: 1, ..super::Stats::default() };
+        let line = s.line();
+        assert!(line.contains("2 written with another key (not used)"), "{line}");
+        assert!(!line.contains("authentication"), "{line}");
     }
 }

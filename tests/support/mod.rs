@@ -38,6 +38,12 @@ pub fn test_home() -> &'static Path {
     HOME.get_or_init(|| {
         let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-home");
         std::fs::create_dir_all(&home).expect("create the tests' home under the target directory");
+        // The run that creates a cache says where it is; made here, before any test runs, so
+        // which test goes first never changes what another prints.
+        let dir = home.join("cache/crossverify");
+        let key = crossverify::cache::key::find_with(None, &dir, Some(&home.join("state/crossverify/cache-key")))
+            .expect("a key file for the tests' cache");
+        drop(crossverify::cache::Cache::open(&dir, key.0).expect("the tests' cache"));
         home
     })
 }
