@@ -110,7 +110,16 @@ fn a_run_without_flags_keeps_its_entries_in_the_platform_directories_and_reads_t
     assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
     let first = h.ledger(&[], &[]);
     same_report(&plain, &first);
-    assert_eq!(stderr(&first), "", "the default cache says nothing when all is well");
+    assert_eq!(
+        stderr(&first),
+        format!(
+            "crossverify: cache: keeping authenticated results between runs in {} (key: {}); --no-cache or \
+             CROSSVERIFY_NO_CACHE=1 runs without\n",
+            h.db().display(),
+            h.key_file().display()
+        ),
+        "the run that creates the default cache says where it and its key are, and nothing else"
+    );
     assert!(h.db().is_file(), "no {}", h.db().display());
     let raw = std::fs::read(h.key_file()).expect("the key file was created");
     assert_eq!(raw.len(), 32);
@@ -122,6 +131,7 @@ fn a_run_without_flags_keeps_its_entries_in_the_platform_directories_and_reads_t
     }
     let second = h.ledger(&[], &[]);
     same_report(&plain, &second);
+    assert_eq!(stderr(&second), "", "the default cache says nothing more when all is well");
     // `--cache` alone names the same directory and prints the figures.
     let named = h.ledger(&["--cache"], &[]);
     same_report(&plain, &named);

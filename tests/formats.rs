@@ -281,7 +281,7 @@ fn judged_sample() -> Report {
 fn the_integrity_verdict_and_the_audit_outcome_are_said_separately() {
     let report = judged_sample();
     let table = text(&report, Format::Table);
-    let closing: Vec<&str> = table.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+    let closing: Vec<&str> = table.lines().rev().take(9).collect::<Vec<_>>().into_iter().rev().collect();
     insta::assert_snapshot!("judged_table_closing", closing.join("\n"));
     let markdown = text(&report, Format::Markdown);
     let head: Vec<&str> = markdown.lines().take_while(|l| !l.starts_with("Inputs:")).collect();
@@ -312,7 +312,7 @@ fn info_level_results_are_never_in_the_colour_of_failure() {
     let failures = report.summary.errors + report.summary.warnings;
     assert_eq!(report.summary.failed, failures + 1, "the info-level failure is a failed result");
     assert!(banner.contains(&format!("<li class=\"failed\"><b>{failures}</b> failed</li>")), "{banner}");
-    assert!(banner.contains("<li class=\"info\"><b>1</b> info notes</li>"), "{banner}");
+    assert!(banner.contains("<li class=\"info\"><b>1</b> failed at info level (context)</li>"), "{banner}");
     assert!(html.contains("<details class=\"check muted\" id=\"check-CV-A803\""), "the check is drawn neutral");
     let row = &html[html.find("<tr><th scope=\"row\"><a href=\"#check-CV-A803\">").expect("count row")..];
     let row = &row[..row.find("</tr>").expect("row end")];

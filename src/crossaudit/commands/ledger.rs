@@ -291,7 +291,7 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
     }
     report.finish();
     report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
-    views::headline(&mut report, &a);
+    views::headline(&mut report, &a, checks::ADMISSION.code);
     report.views.push(View::Table(conformance(&report.results)));
     report.views.push(views::admission(&a));
     report.views.extend(run.signatures.clone());
@@ -393,7 +393,7 @@ fn absent_receipt(opts: &Options, ledger: &load::Ledger, sha: &str, why: String,
     report.results.push(CheckResult::new(&checks::ADMISSION, Outcome::Failed, sha, why).with("expectSha", sha));
     report.finish();
     report.section("admission", serde_json::to_value(&a).expect("admission serialises"));
-    views::headline(&mut report, &a);
+    views::headline(&mut report, &a, checks::ADMISSION.code);
     report.views.push(View::Table(conformance(&report.results)));
     report
 }

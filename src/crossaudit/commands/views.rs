@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::crossaudit::invariants::i8_admission::Admission;
 
-use crate::crossaudit::checks::{self, CHECKS, INVARIANTS};
+use crate::crossaudit::checks::{CHECKS, INVARIANTS};
 
 use crate::crossaudit::crawl::run::Run;
 use crate::report::{
@@ -278,8 +278,9 @@ pub(crate) fn admission(a: &Admission) -> View {
     })
 }
 
-/// The admission decision under the verdict of `crossverify receipt`'s page.
-pub(crate) fn headline(report: &mut Report, a: &Admission) {
+/// The admission decision under the verdict of `crossverify receipt`'s page; `decided_by` is
+/// the code of the check that carries it into the verdict.
+pub(crate) fn headline(report: &mut Report, a: &Admission, decided_by: &str) {
     let (decision, tone) = if a.ready {
         ("ready to admit", Tone::Good)
     } else if a.shortfalls.is_empty() {
@@ -296,6 +297,6 @@ pub(crate) fn headline(report: &mut Report, a: &Admission) {
         parts: Vec::new(),
         decision: Some(OutcomePart { label: decision.to_owned(), count: None, tone }),
         tone,
-        decided_by: vec![checks::ADMISSION.code.to_owned()],
+        decided_by: vec![decided_by.to_owned()],
     });
 }
