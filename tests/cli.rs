@@ -434,7 +434,11 @@ fn verify_asks_for_the_science_repository_of_a_paired_receipt() {
     let s = Scratch::new(&["demo"]);
     checked_out(&s, "demo");
     snapshot!(s, "paired_receipt_verify_without_science", &["verify", PAIRED_RECEIPT, "--summary"]);
-    snapshot!(s, "paired_receipt_verify_with_science", &["verify", PAIRED_RECEIPT, "--science", "science", "--summary"]);
+    snapshot!(
+        s,
+        "paired_receipt_verify_with_science",
+        &["verify", PAIRED_RECEIPT, "--science", "science", "--summary"]
+    );
 }
 
 /// The ledger repository given as the science one, by `ledger`, `receipt` or `stats`, is the
@@ -446,7 +450,15 @@ fn the_audit_repository_as_science_is_exit_2_with_the_fix() {
     snapshot!(s, "ledger_audit_as_science", &["ledger", "--audit", "audit", "--science", "audit"]);
     for args in [
         &["receipt", PAIRED_RECEIPT, "--science", "audit"][..],
-        &["receipt", "--science", "audit", "--audit", "audit", "--expect-sha", "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117"],
+        &[
+            "receipt",
+            "--science",
+            "audit",
+            "--audit",
+            "audit",
+            "--expect-sha",
+            "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117",
+        ],
         &["ledger", "--audit", "v1-genuine/audit", "--science", "v1-genuine/audit"],
     ] {
         let out = s.run(args).output().expect("runs");
@@ -465,7 +477,11 @@ fn the_headline_says_what_failed_integrity_or_admission() {
     checked_out(&s, "demo");
     let gate = ["receipt", BLOCKED_RECEIPT, "--science", "science", "--admit", "--quiet"];
     snapshot!(s, "blocked_receipt_admit_summary", &[&gate[..], &["--summary"]].concat());
-    snapshot!(s, "blocked_receipt_admit_markdown_summary", &[&gate[..], &["--summary", "--format", "markdown"]].concat());
+    snapshot!(
+        s,
+        "blocked_receipt_admit_markdown_summary",
+        &[&gate[..], &["--summary", "--format", "markdown"]].concat()
+    );
     let text = |format: &str| {
         let out = s.run(&[&gate[..], &["--format", format]].concat()).output().expect("runs");
         assert_eq!(out.status.code(), Some(1), "{format}");
@@ -535,7 +551,10 @@ fn bare_crossverify_shows_the_help_readably() {
     assert!(err.lines().any(|l| l == "Commands:"), "{err}");
     assert!(err.lines().any(|l| l.trim_start().starts_with("demo ")), "{err}");
     let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("crossverify: error:")).collect();
-    assert_eq!(errors, ["crossverify: error: no command given (`crossverify demo` verifies the demo ledger built into the binary)"]);
+    assert_eq!(
+        errors,
+        ["crossverify: error: no command given (`crossverify demo` verifies the demo ledger built into the binary)"]
+    );
 }
 
 /// Files that are not there are named with the reason in words, never as an OS error.
@@ -545,7 +564,17 @@ fn missing_files_are_named_with_the_reason_in_words() {
     let cases: &[(&str, &[&str], &str)] = &[
         (
             "error_consumed_directory_missing",
-            &["receipt", "--science", "demo/audit", "--audit", "demo/audit", "--expect-sha", "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117", "--consumed", "no-such-dir/consumed.txt"],
+            &[
+                "receipt",
+                "--science",
+                "demo/audit",
+                "--audit",
+                "demo/audit",
+                "--expect-sha",
+                "8413b5ae42a5e8ba12daf4138a2e4ba9d90d2117",
+                "--consumed",
+                "no-such-dir/consumed.txt",
+            ],
             "its directory no-such-dir does not exist",
         ),
         ("error_transcript_without_bus", &["transcript", "plain-dir"], "plain-dir: holds no bus.jsonl"),
@@ -579,7 +608,10 @@ fn identities_read_as_words() {
         assert!(!line.contains("{\"") && !line.contains("&quot;"), "{format}: {line}");
         let head = support::git(&s.path().join("demo/audit"), &["rev-parse", "HEAD"]);
         let short = String::from_utf8_lossy(&head[..12]).into_owned();
-        assert!(line.contains(&format!("audit {}", s.path().join("demo/audit").canonicalize().expect("path").display())), "{format}: {line}");
+        assert!(
+            line.contains(&format!("audit {}", s.path().join("demo/audit").canonicalize().expect("path").display())),
+            "{format}: {line}"
+        );
         assert!(line.contains(&format!("at {short}…")), "{format}: {line}");
     }
 }

@@ -359,13 +359,25 @@ fn terminal_tables_keep_every_heading_word_whole() {
     let mut report = Report::new("ledger");
     for (id, cols, rows) in [
         ("findings", columns.clone(), vec![row.clone(), row]),
-        ("conformance", narrow.clone(), vec![vec![Value::from("I1"), Value::from("words ".repeat(30)), Value::from("enforced")]]),
+        (
+            "conformance",
+            narrow.clone(),
+            vec![vec![Value::from("I1"), Value::from("words ".repeat(30)), Value::from("enforced")]],
+        ),
     ] {
-        report.views.push(View::Table(Table { id: id.into(), title: id.into(), columns: cols, rows, note: None, csv: false }));
+        report.views.push(View::Table(Table {
+            id: id.into(),
+            title: id.into(),
+            columns: cols,
+            rows,
+            note: None,
+            csv: false,
+        }));
     }
     report.finish();
-    let out = String::from_utf8(render::render(&report, Format::Table, &Options { width: Some(100), ..Options::default() }))
-        .expect("UTF-8");
+    let out =
+        String::from_utf8(render::render(&report, Format::Table, &Options { width: Some(100), ..Options::default() }))
+            .expect("UTF-8");
     for heading in columns.iter().chain(&narrow).flat_map(|c| c.split(' ')) {
         assert!(out.contains(heading), "heading word {heading} cut:\n{out}");
     }

@@ -715,9 +715,8 @@ impl Report {
         let integrity = verdict_over(self.results.iter().filter(|r| !is_decision(r)));
         let decision_verdict = verdict_over(self.results.iter().filter(|r| is_decision(r)));
         let decision = self.audit_outcome.as_ref().and_then(|a| {
-            (decision_verdict != Verdict::Verified).then(|| {
-                a.decision.as_ref().map_or_else(|| "decision not made".to_owned(), |d| d.label.clone())
-            })
+            (decision_verdict != Verdict::Verified)
+                .then(|| a.decision.as_ref().map_or_else(|| "decision not made".to_owned(), |d| d.label.clone()))
         });
         // A gate asked about a commit no receipt binds verified no record: nothing is called
         // genuine, or not, for it.

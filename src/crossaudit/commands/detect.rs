@@ -66,7 +66,9 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
             let command = match &paired {
                 Some(_) => format!("crossverify receipt {shown} --audit {} --science {science_shown}", root.display()),
                 None if science == root => format!("crossverify receipt {shown} --science {}", root.display()),
-                None => format!("crossverify receipt {shown} --audit {} --science {}", root.display(), science.display()),
+                None => {
+                    format!("crossverify receipt {shown} --audit {} --science {}", root.display(), science.display())
+                }
             };
             return Some(Detected {
                 what: format!("a CrossAudit receipt in the ledger repository {}", root.display()),

@@ -203,7 +203,9 @@ enum Paired {
 impl Paired {
     fn words(&self, ledger: &Path) -> String {
         match self {
-            Paired::V1 => format!("the ledger in {} is a v1 reference ledger, kept apart from the science", ledger.display()),
+            Paired::V1 => {
+                format!("the ledger in {} is a v1 reference ledger, kept apart from the science", ledger.display())
+            }
             Paired::AuditRepo(repo) => {
                 format!("the receipts in {} are paired (ledger.audit_repo = {repo:?})", ledger.display())
             }
