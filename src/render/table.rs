@@ -41,23 +41,7 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     }
     for view in &report.views {
         match view {
-            View::Table(t) => {
-                let _ = writeln!(out, "\n{}", t.title);
-                if opts.width.is_some_and(|w| usize::from(w) < narrowest(&t.columns)) {
-                    records(&mut out, t, report, opts);
-                } else {
-                    let mut tb = new_table(opts);
-                    tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
-                    for row in &t.rows {
-                        tb.add_row(row.iter().map(|c| colored(&cell(c), report, opts)).collect::<Vec<_>>());
-                    }
-                    keep_header_words(&mut tb, &t.columns);
-                    let _ = writeln!(out, "{tb}");
-                }
-                if let Some(n) = &t.note {
-                    let _ = writeln!(out, "{n}");
-                }
-            }
+            View::Table(t) => table(&mut out, t, report, opts),
             View::Chart(c) => chart(&mut out, c, report, opts),
         }
     }
@@ -260,6 +244,27 @@ fn new_table(opts: &Options) -> CTable {
         t.set_content_arrangement(ContentArrangement::Dynamic);
     }
     t
+}
+
+/// A view's table: fitted to the terminal with every heading word whole, or one block per row
+/// when even that is wider than the terminal.
+#[cfg(feature = "cli")]
+fn table(out: &mut String, t: &crate::report::Table, report: &Report, opts: &Options) {
+    let _ = writeln!(out, "\n{}", t.title);
+    if opts.width.is_some_and(|w| usize::from(w) < narrowest(&t.columns)) {
+        records(out, t, report, opts);
+    } else {
+        let mut tb = new_table(opts);
+        tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
+        for row in &t.rows {
+            tb.add_row(row.iter().map(|c| colored(&cell(c), report, opts)).collect::<Vec<_>>());
+        }
+        keep_header_words(&mut tb, &t.columns);
+        let _ = writeln!(out, "{tb}");
+    }
+    if let Some(n) = &t.note {
+        let _ = writeln!(out, "{n}");
+    }
 }
 
 /// The longest word of a column heading: the table layout may wrap a heading between its

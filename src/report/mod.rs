@@ -711,7 +711,7 @@ impl Report {
     #[must_use]
     pub fn reading(&self) -> Reading {
         let decided_by = self.audit_outcome.as_ref().map_or(&[][..], |a| a.decided_by.as_slice());
-        let is_decision = |r: &CheckResult| decided_by.iter().any(|c| *c == r.code);
+        let is_decision = |r: &CheckResult| decided_by.contains(&r.code);
         let integrity = verdict_over(self.results.iter().filter(|r| !is_decision(r)));
         let decision_verdict = verdict_over(self.results.iter().filter(|r| is_decision(r)));
         let decision = self.audit_outcome.as_ref().and_then(|a| {

@@ -308,7 +308,7 @@ fn read_consumed(path: &Path) -> anyhow::Result<Consumed> {
             return Ok(Consumed { path: path.to_owned(), ids: std::collections::BTreeSet::new(), absent: true });
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let dir = path.parent().map_or_else(|| Path::new("."), |d| d);
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
             bail!(
                 "--consumed {}: its directory {} does not exist (a gate's first run reads an absent record as \
                  empty, but only in a directory that exists: create it, or name a file in one)",
