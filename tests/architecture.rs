@@ -197,8 +197,6 @@ const CIRCLE_EXCEPTIONS: &[(&str, &str, &str, &str)] = &[
     ("git", "signature", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
     ("git", "tree", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
     ("git", "revision", "mod", "children take the module's types (`Repo`) from git/mod.rs (issue 22, the git layer)"),
-    ("json", "parse", "mod", "children take `Value` and the limits from json/mod.rs"),
-    ("json", "write", "mod", "children take `Value` from json/mod.rs"),
     ("proof_or_stop", "floor", "mod", "floor.rs takes the module's types from proof_or_stop/mod.rs"),
 ];
 
