@@ -194,9 +194,6 @@ const CIRCLE_EXCEPTIONS: &[(&str, &str, &str, &str)] = &[
         "mod",
         "the statistics adapter (stats/input.rs) crawls a receipt ledger through the module's face (`Options`, `lifecycle_records`), as `crossverify ledger` does",
     ),
-    ("git", "signature", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
-    ("git", "tree", "mod", "children take the module's types from git/mod.rs (issue 22, the git layer)"),
-    ("git", "revision", "mod", "children take the module's types (`Repo`) from git/mod.rs (issue 22, the git layer)"),
     ("proof_or_stop", "floor", "mod", "floor.rs takes the module's types from proof_or_stop/mod.rs"),
 ];
 
