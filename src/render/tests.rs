@@ -407,6 +407,8 @@ mod injection {
             parts: vec![OutcomePart { label: p[5].clone(), count: Some(2), tone: Tone::Good }],
             decision: Some(OutcomePart { label: p[6].clone(), count: None, tone: Tone::Bad }),
             tone: Tone::Bad,
+            // The failed result carries the decision: its label reaches the verdict's words.
+            decided_by: vec![p[5].clone()],
         });
     }
 
