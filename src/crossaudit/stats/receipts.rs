@@ -44,6 +44,19 @@ pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<Records, Error>
     Ok(records(&run.ledger, &run.facts))
 }
 
+/// One finding keyed `<rule>@<artifact>`, labelled with where it came from.
+fn finding(rule: &str, artifact: &str, severity: &str, source: &str) -> FindingRecord {
+    FindingRecord {
+        id: format!("{rule}@{artifact}"),
+        severity: Some(severity.to_owned()),
+        scopes: None,
+        source: Some(source.to_owned()),
+        finding_class: None,
+        rules: vec![rule.to_owned()],
+        title_sha16: None,
+    }
+}
+
 /// Converts a verified ledger into statistics records.
 pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
     let kind = match ledger.family {
@@ -57,30 +70,10 @@ pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
         let receipt = f.receipt.as_ref();
         let mut findings = Vec::new();
         if let Some(Ok(d)) = &c.dcl {
-            for x in &d.findings {
-                findings.push(FindingRecord {
-                    id: format!("{}@{}", x.rule, x.artifact),
-                    severity: Some(x.severity.clone()),
-                    scopes: None,
-                    source: Some("DETERMINISTIC".into()),
-                    finding_class: None,
-                    rules: vec![x.rule.clone()],
-                    title_sha16: None,
-                });
-            }
+            findings.extend(d.findings.iter().map(|x| finding(&x.rule, &x.artifact, &x.severity, "DETERMINISTIC")));
         }
         if let Some((_, rep)) = &c.report {
-            for b in &rep.model_findings {
-                findings.push(FindingRecord {
-                    id: format!("{}@{}", b.rule, b.artifact),
-                    severity: Some(b.severity.clone()),
-                    scopes: None,
-                    source: Some("JUDGMENT".into()),
-                    finding_class: None,
-                    rules: vec![b.rule.clone()],
-                    title_sha16: None,
-                });
-            }
+            findings.extend(rep.model_findings.iter().map(|b| finding(&b.rule, &b.artifact, &b.severity, "JUDGMENT")));
         }
         let ids: Vec<String> = findings.iter().map(|x| x.id.clone()).collect();
         let closed = f.cycle_id.as_ref().map(|cid| {
