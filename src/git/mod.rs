@@ -12,6 +12,7 @@ pub(crate) mod reftable;
 mod revision;
 use revision::read_reftable;
 mod signature;
+mod storage;
 mod tree;
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 pub use error::{Error, Result};
 pub use quote::{c_quote, c_unquote, display_path, needs_c_quote};
 pub use signature::CommitSignature;
+pub use storage::Pack;
 pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
 
 /// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused
@@ -302,6 +304,28 @@ impl Repo {
     #[must_use]
     pub fn has(&self, id: ObjectId) -> bool {
         id.kind() == self.inner.object_hash() && self.inner.has_object(id)
+    }
+
+    /// The object storage checked as files (every pack and index against its checksum, every
+    /// loose object in full, alternates included): the packs, or the first damaged file and why.
+    /// [`Repo::has`] answers from an index and cannot tell a damaged object from a sound one.
+    ///
+    /// # Errors
+    /// The damaged or unreadable file, named, with the reason.
+    pub fn storage(&self) -> std::result::Result<Vec<Pack>, String> {
+        storage::inspect(
+            self.inner.objects.store_ref().path(),
+            self.object_hash(),
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+    }
+
+    /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.
+    ///
+    /// # Errors
+    /// The pack and the reason, when an object in it is damaged.
+    pub fn verify_pack(&self, pack: &Pack) -> std::result::Result<(), String> {
+        storage::verify_pack(pack, self.object_hash(), &std::sync::atomic::AtomicBool::new(false))
     }
 
     /// The repository's object format (`extensions.objectFormat`; SHA-1 when unset).
