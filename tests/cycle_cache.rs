@@ -49,7 +49,7 @@ fn open(dir: &Path, audit: bool) -> Arc<Cache> {
 fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let names = support::scenarios();
-    let (mut ledgers, mut hits, mut stored, mut removed_variants) = (0, 0, 0, 0);
+    let (mut ledgers, mut hits, mut stored, mut removed_variants, mut damaged_variants) = (0, 0, 0, 0, 0);
     for name in &names {
         let dir = support::materialize(name, tmp.path());
         if !dir.join("audit").is_dir() {
@@ -80,14 +80,21 @@ fn every_fixture_ledger_reports_the_same_bytes_from_the_cache() {
         assert_eq!(warm_hits, written, "{name}: every receipt entry written is read back");
         assert_eq!(s.dropped, 0, "{name}: {s:?}");
         removed_variants += objects_removed_after_the_cache_was_filled(name, &dir, &cache_dir, tmp.path());
+        // Damage is costlier to stage (repacks): every tenth ledger, which still spans the
+        // families and layouts (and `a_damaged_repository_is_not_answered_from_the_cache`).
+        if ledgers % 10 == 0 {
+            damaged_variants +=
+                objects_damaged_after_the_cache_was_filled(name, &dir, &cache_dir, tmp.path(), warm_hits);
+        }
         ledgers += 1;
         hits += warm_hits;
         stored += written;
     }
     let _ = writeln!(
         std::io::stderr(),
-        "{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back; {removed_variants} runs with objects removed"
+        "{ledgers} fixture ledgers; {stored} receipt entries stored, {hits} read back; {removed_variants} runs with objects removed, {damaged_variants} with objects damaged"
     );
+    assert!(damaged_variants >= 4 * (ledgers / 10), "too few damage variants ran: {damaged_variants}");
     assert!(ledgers >= 50, "the fixture set shrank: {ledgers} ledgers");
     assert!(removed_variants >= 3 * ledgers, "too few removal variants ran: {removed_variants}");
     assert!(hits >= 100, "too few receipts were cached to mean anything: {hits}");
@@ -281,6 +288,171 @@ fn objects_removed_after_the_cache_was_filled(name: &str, dir: &Path, cache_dir:
         let audited = report(dir, Some(open(cache_dir, true)));
         assert!(audited == plain, "{name} without {what}, --cache-audit: {}", first_difference(&audited, &plain));
         ran += 1;
+    }
+    std::fs::remove_dir_all(dir).expect("reset the fixture");
+    support::copy_dir(&pristine, dir);
+    std::fs::remove_dir_all(&pristine).expect("drop the copy");
+    ran
+}
+
+/// One genuine paired ledger, cached, then damaged each [`Damage`] way on both sides: the
+/// quick witness of the sweep above (a seal that always answers "sealed" fails it).
+#[test]
+fn a_damaged_repository_is_not_answered_from_the_cache() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("v1-genuine", tmp.path());
+    let cache_dir = tmp.path().join("cache");
+    let cold = open(&cache_dir, false);
+    let plain = report(&dir, Some(cold.clone()));
+    cold.flush();
+    let warm = open(&cache_dir, false);
+    assert!(report(&dir, Some(warm.clone())) == plain);
+    let hits = warm.stats().by_kind.get("cycle").map_or(0, |k| k.hits);
+    assert!(hits > 0, "the fixture's receipts are cached");
+    let ran = objects_damaged_after_the_cache_was_filled("v1-genuine", &dir, &cache_dir, tmp.path(), hits);
+    assert_eq!(ran, 8, "four kinds of damage on each of two repositories");
+}
+
+/// How a repository is damaged after the cache was filled (issue 21: the cache never answers
+/// for evidence that no longer reads as it did; `src/manifest/seal.rs`).
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// Repacked into one pack, undamaged: the cache must still answer (after reading the new
+    /// pack in full once), or the seal would be a cache that never answers.
+    Repacked,
+    /// One byte in the middle of the pack flipped: its checksum no longer matches.
+    PackByte,
+    /// The same byte flipped, and the pack's and the index's checksums recomputed over the
+    /// damage: only reading the pack's objects in full finds it.
+    PackByteResealed,
+    /// A loose blob's file holding another object (valid zlib, valid header, wrong id).
+    LooseSwapped,
+}
+
+/// `git repack -adq` in `repo`, then the pack file and its index.
+fn repack(repo: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    git(repo, &["repack", "-adq"]);
+    let objects =
+        repo.join(String::from_utf8_lossy(&support::git(repo, &["rev-parse", "--git-path", "objects"])).trim());
+    let mut packs: Vec<_> = std::fs::read_dir(objects.join("pack"))
+        .expect("a pack directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pack"))
+        .collect();
+    assert_eq!(packs.len(), 1, "repack -ad leaves one pack: {packs:?}");
+    let pack = packs.remove(0);
+    let idx = pack.with_extension("idx");
+    (pack, idx)
+}
+
+/// SHA-1 of `bytes`, by `sha1sum` (the test's own reading, not the verifier's).
+fn sha1(bytes: &[u8]) -> Vec<u8> {
+    let mut child = std::process::Command::new("sha1sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sha1sum runs");
+    child.stdin.take().expect("stdin").write_all(bytes).expect("write");
+    let out = child.wait_with_output().expect("sha1sum finishes");
+    hex::decode(&String::from_utf8_lossy(&out.stdout)[..40]).expect("hex")
+}
+
+fn damage(repo: &Path, how: Damage) -> bool {
+    let writable = |p: &Path| {
+        let mut perm = std::fs::metadata(p).expect("metadata").permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perm.set_readonly(false);
+        std::fs::set_permissions(p, perm).expect("make writable");
+    };
+    match how {
+        Damage::Repacked => {
+            repack(repo);
+        }
+        Damage::PackByte | Damage::PackByteResealed => {
+            let (pack, idx) = repack(repo);
+            writable(&pack);
+            writable(&idx);
+            let mut bytes = std::fs::read(&pack).expect("read the pack");
+            let n = bytes.len();
+            // Past the 12-byte header, before the 20-byte trailer.
+            bytes[12 + (n - 32) / 2] ^= 0x55;
+            if matches!(how, Damage::PackByteResealed) {
+                let sum = sha1(&bytes[..n - 20]);
+                bytes[n - 20..].copy_from_slice(&sum);
+                let mut index = std::fs::read(&idx).expect("read the index");
+                let m = index.len();
+                index[m - 40..m - 20].copy_from_slice(&sum);
+                let own = sha1(&index[..m - 20]);
+                index[m - 20..].copy_from_slice(&own);
+                std::fs::write(&idx, index).expect("write the index");
+            }
+            std::fs::write(&pack, bytes).expect("write the pack");
+        }
+        Damage::LooseSwapped => {
+            let store =
+                repo.join(String::from_utf8_lossy(&support::git(repo, &["rev-parse", "--git-path", "objects"])).trim());
+            let path = |id: &str| store.join(&id[..2]).join(&id[2..]);
+            let Some(victim) = objects(repo, "blob").into_iter().find(|id| path(id).is_file()) else {
+                return false;
+            };
+            let file = repo.with_extension("stranger");
+            std::fs::write(&file, format!("not {victim}\n")).expect("write the stranger");
+            let path_arg = file.to_string_lossy().into_owned();
+            let stranger =
+                String::from_utf8_lossy(&support::git(repo, &["hash-object", "-w", &path_arg])).trim().to_owned();
+            std::fs::remove_file(&file).expect("drop the file");
+            let bytes = std::fs::read(path(&stranger)).expect("read the stranger's loose object");
+            writable(&path(&victim));
+            std::fs::write(path(&victim), bytes).expect("swap the loose object");
+        }
+    }
+    true
+}
+
+/// Issue 21, the cache's other half of "evidence that is gone": the fixture at `dir`, whose
+/// entries `cache_dir` holds, is damaged in each [`Damage`] way (audit repository, then science
+/// repository when there is one) and each time the run through the cache must be the run
+/// without it, byte for byte; an undamaged repack must still be answered from the cache, with
+/// as many `hits` as before it.
+fn objects_damaged_after_the_cache_was_filled(
+    name: &str,
+    dir: &Path,
+    cache_dir: &Path,
+    tmp: &Path,
+    hits: u64,
+) -> usize {
+    let pristine = tmp.join(format!("{name}.pristine"));
+    support::copy_dir(dir, &pristine);
+    let mut ran = 0;
+    let sides = [dir.join("audit"), dir.join("science")];
+    for repo in sides.iter().filter(|r| r.is_dir()) {
+        for how in [Damage::Repacked, Damage::PackByte, Damage::PackByteResealed, Damage::LooseSwapped] {
+            std::fs::remove_dir_all(dir).expect("reset the fixture");
+            support::copy_dir(&pristine, dir);
+            if !damage(repo, how) {
+                continue;
+            }
+            let plain = report(dir, None);
+            let cache = open(cache_dir, false);
+            let cached = report(dir, Some(cache.clone()));
+            cache.flush();
+            assert!(
+                cached == plain,
+                "{name}, {} {how:?}: the cache answered for objects that no longer read as they did: {}",
+                repo.display(),
+                first_difference(&cached, &plain)
+            );
+            if matches!(how, Damage::Repacked) {
+                // Read in full once (above); now the pack is known and the cache answers.
+                let warm = open(cache_dir, false);
+                let again = report(dir, Some(warm.clone()));
+                assert!(again == plain, "{name}, repacked, warm: {}", first_difference(&again, &plain));
+                let s = warm.stats();
+                let got = s.by_kind.get("cycle").map_or(0, |k| k.hits);
+                assert_eq!(got, hits, "{name}: an undamaged repack is answered from the cache as before: {s:?}");
+            }
+            ran += 1;
+        }
     }
     std::fs::remove_dir_all(dir).expect("reset the fixture");
     support::copy_dir(&pristine, dir);

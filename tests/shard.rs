@@ -215,8 +215,15 @@ fn batch_writes_one_line_per_ledger_and_resumes() {
     )
     .expect("write list");
     let out = tmp.path().join("out.jsonl");
-    let batch =
-        || support::crossverify().arg("batch").arg(&list).arg("--output-jsonl").arg(&out).output().expect("run batch");
+    let run = |resume: bool| {
+        let mut c = support::crossverify();
+        c.arg("batch").arg(&list).arg("--output-jsonl").arg(&out);
+        if resume {
+            c.arg("--resume");
+        }
+        c.output().expect("run batch")
+    };
+    let batch = || run(true);
     let first = batch();
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
     let text = std::fs::read_to_string(&out).expect("output");
@@ -229,12 +236,51 @@ fn batch_writes_one_line_per_ledger_and_resumes() {
     // Killed while writing its last line: that ledger is redone, the others are not.
     let torn = text.len() - 10;
     std::fs::write(&out, &text.as_bytes()[..torn]).expect("tear");
+    // Issue 21: keeping lines from the file is trust, asked for by name.
+    let implicit = run(false);
+    assert_eq!(implicit.status.code(), Some(2), "{}", stderr(&implicit));
+    assert!(stderr(&implicit).contains("add --resume"), "{}", stderr(&implicit));
     let second = batch();
     assert_eq!(second.status.code(), Some(1));
-    assert!(stderr(&second).contains("2 ledgers done before, 1 to verify"), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("2 ledgers taken from") && stderr(&second).contains("1 to verify (0 of them again"),
+        "{}",
+        stderr(&second)
+    );
     let again = std::fs::read_to_string(&out).expect("output");
     assert_eq!(again.lines().count(), 3);
     assert_eq!(again, text, "the redone line is the line that was torn");
+    // A line stands only for the audit head it was about: the good ledger moves on (one more
+    // commit), so it is verified again, and the line that could not run is retried.
+    let audit = good.join("audit");
+    let moved = support::git(
+        &audit,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.org",
+            "commit-tree",
+            "HEAD^{tree}",
+            "-p",
+            "HEAD",
+            "-m",
+            "moved",
+        ],
+    );
+    support::git(&audit, &["update-ref", "HEAD", String::from_utf8_lossy(&moved).trim()]);
+    let third = batch();
+    assert!(
+        stderr(&third).contains("1 ledgers taken from") && stderr(&third).contains("2 to verify (2 of them again"),
+        "{}",
+        stderr(&third)
+    );
+    let last = std::fs::read_to_string(&out).expect("output");
+    let lines: Vec<serde_json::Value> = last.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 5);
+    let head = String::from_utf8(support::git(&good.join("audit"), &["rev-parse", "HEAD"])).expect("utf-8");
+    let newest = lines.iter().rev().find(|l| l["id"] == "good").expect("a line for good");
+    assert_eq!(newest["auditHead"].as_str(), Some(head.trim()), "the new line is about the new head");
 }
 
 #[test]

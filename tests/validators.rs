@@ -147,3 +147,53 @@ fn junit_validates_against_the_vendored_schema() {
         assert!(ok, "{name}: {msg}");
     }
 }
+
+/// The `<svg>` elements of an HTML page.
+fn svgs(html: &str) -> Vec<&str> {
+    html.match_indices("<svg ")
+        .map(|(at, _)| &html[at..at + html[at..].find("</svg>").expect("an <svg> is closed") + "</svg>".len()])
+        .collect()
+}
+
+#[test]
+fn svg_charts_are_well_formed_xml() {
+    use crossverify::report::{Chart, ChartKind, Point, View};
+    let Some(tool) = tools::require("xmllint", tools::xmllint()) else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let well_formed = |name: &str, svg: &str| {
+        let file = write(dir.path(), name, svg.as_bytes());
+        let out = Command::new(&tool).arg("--noout").arg(&file).output().expect("run xmllint");
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // Control: an element left open is not XML, though an HTML parser would close it.
+    let (ok, msg) = well_formed("open.svg", r#"<svg xmlns="http://www.w3.org/2000/svg"><rect></svg>"#);
+    assert!(!ok, "xmllint accepted an unclosed <rect>: {msg}");
+
+    let mut report = sample::ledger_report();
+    let nasty = "a<b>&c\"d'e\u{1}f</title><script>x</script>";
+    for (id, chart) in [("nasty-bars", ChartKind::Bars), ("nasty-timeline", ChartKind::Timeline)] {
+        report.views.push(View::Chart(Chart {
+            id: id.into(),
+            title: nasty.into(),
+            chart,
+            y_label: nasty.into(),
+            x_label: nasty.into(),
+            category_label: nasty.into(),
+            points: (0..50)
+                .map(|i| Point {
+                    label: format!("{nasty}{i}"),
+                    value: (i % 3 != 0).then_some(f64::from(i)),
+                    category: (i % 4 != 0).then(|| format!("{nasty}{}", i % 2)),
+                })
+                .collect(),
+            note: None,
+        }));
+    }
+    let html = String::from_utf8(render::render(&report, Format::Html, &Options::default())).expect("UTF-8");
+    let charts = svgs(&html);
+    assert_eq!(charts.len(), 5, "the sample's three charts and the two above");
+    for (i, svg) in charts.iter().enumerate() {
+        let (ok, msg) = well_formed(&format!("chart-{i}.svg"), svg);
+        assert!(ok, "chart {i}: {msg}\n{svg}");
+    }
+}

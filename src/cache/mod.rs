@@ -111,6 +111,9 @@ pub struct Cache {
     notes: Mutex<Vec<String>>,
     written: AtomicU64,
     kinds: Mutex<std::collections::BTreeMap<String, KindStats>>,
+    /// Facts about this run's inputs that decide whether entries may answer, asked once each
+    /// ([`Cache::once_per_run`]).
+    facts: Mutex<std::collections::BTreeMap<String, bool>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -178,7 +181,21 @@ impl Cache {
             notes: Mutex::new(notes),
             written: AtomicU64::new(0),
             kinds: Mutex::default(),
+            facts: Mutex::default(),
         })
+    }
+
+    /// `compute()` once per run (per opened cache) for `name`, remembered: a fact about the
+    /// inputs that every entry's use depends on (a repository's storage being undamaged) is
+    /// worth establishing once, not per entry. Threads asking together wait for one answer.
+    pub fn once_per_run(&self, name: &str, compute: impl FnOnce() -> bool) -> bool {
+        let mut facts = self.facts.lock().expect("never poisoned: nothing panics while holding it");
+        if let Some(known) = facts.get(name) {
+            return *known;
+        }
+        let answer = compute();
+        facts.insert(name.to_owned(), answer);
+        answer
     }
 
     /// `--cache-audit`: every lookup is recomputed by the caller and compared

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use gix::ObjectId;
 
-use super::{Commit, EntryKind, Error, LastChangeMemo, Repo, Result};
+use super::error::{Error, Result};
+use super::repo::{Commit, LastChangeMemo, Repo};
+use super::tree::EntryKind;
 
 impl Repo {
     /// All commits reachable from `tip`, parents before children (a topological order that

@@ -3,9 +3,11 @@
 //! git's reftable format, with gix's messages reworded for someone who typed a revision.
 
 use gix::ObjectId;
-use gix::bstr::{BStr, ByteSlice};
+use gix::bstr::ByteSlice;
 
-use super::{Error, Repo, Result, first_line, reftable};
+use super::error::{Error, Result};
+use super::reftable;
+use super::repo::{Repo, first_line};
 
 impl Repo {
     /// Resolves a revision (`HEAD`, a branch, a full or abbreviated id, `main~2`) to a commit.
@@ -64,25 +66,6 @@ impl Repo {
         })?;
         Ok(peeled.id)
     }
-}
-
-/// Reads a reftable repository's refs: the shared stack, and for a linked worktree its own
-/// stack, whose per-worktree refs (`HEAD`, `refs/worktree/`, `refs/bisect/`, `refs/rewritten/`)
-/// replace the shared ones.
-pub(super) fn read_reftable(inner: &gix::Repository) -> Result<reftable::RefMap> {
-    let open_err = |e: reftable::ReftableError| Error::Open { path: e.path, reason: e.reason };
-    let mut refs = reftable::read_stack(&inner.common_dir().join("reftable"), inner.object_hash()).map_err(open_err)?;
-    let own = inner.git_dir().join("reftable");
-    if inner.git_dir() != inner.common_dir() && own.join("tables.list").exists() {
-        let per_worktree = |name: &BStr| {
-            !name.starts_with(b"refs/")
-                || [&b"refs/worktree/"[..], b"refs/bisect/", b"refs/rewritten/"].iter().any(|p| name.starts_with(p))
-        };
-        refs.retain(|name, _| !per_worktree(name.as_bstr()));
-        let mine = reftable::read_stack(&own, inner.object_hash()).map_err(open_err)?;
-        refs.extend(mine.into_iter().filter(|(name, _)| per_worktree(name.as_bstr())));
-    }
-    Ok(refs)
 }
 
 /// Most symbolic refs followed before giving up (git's own limit).

@@ -2,9 +2,11 @@
 //! exact bytes it signs (the commit object without that header), read from the object
 //! database, never from a working tree or the user's configuration.
 
+use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
-use super::{ObjectId, Repo, Result};
+use super::error::Result;
+use super::repo::Repo;
 
 /// A commit's signature and what it covers.
 #[derive(Debug, Clone, PartialEq, Eq)]

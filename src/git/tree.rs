@@ -1,7 +1,7 @@
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
+use gix::bstr::{BStr, BString, ByteSlice};
 
-use super::{MAX_TREE_DEPTH, Repo, Result};
+use super::quote::display_path;
 
 /// What a tree entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,7 +79,7 @@ pub enum TreeError {
 /// Data that is not a tree, or a tree git would not write.
 pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, EntryKind, ObjectId)>, TreeError> {
     let tree = gix::objs::TreeRef::from_bytes(data, hash).map_err(|e| TreeError::Parse(e.to_string()))?;
-    let bad = |name: &BStr, problem: String| TreeError::Entry { name: super::display_path(name), problem };
+    let bad = |name: &BStr, problem: String| TreeError::Entry { name: display_path(name), problem };
     let mut names = std::collections::HashSet::with_capacity(tree.entries.len());
     let mut spelt = raw_modes(data, hash.len_in_bytes());
     for (i, e) in tree.entries.iter().enumerate() {
@@ -187,109 +187,11 @@ impl Scope {
     }
 
     /// Whether a directory at `dir` may hold in-scope paths.
-    fn may_contain(&self, dir: &BStr) -> bool {
+    pub(super) fn may_contain(&self, dir: &BStr) -> bool {
         self.prefixes.is_empty() || self.prefixes.iter().any(|p| under(dir, p.as_bstr()) || under(p.as_bstr(), dir))
     }
 }
 
 fn under(path: &BStr, prefix: &BStr) -> bool {
     path == prefix || (path.starts_with(prefix) && path.get(prefix.len()) == Some(&b'/'))
-}
-
-fn join(base: &BString, name: &BStr) -> BString {
-    let mut p = base.clone();
-    if !p.is_empty() {
-        p.push_byte(b'/');
-    }
-    p.push_str(name);
-    p
-}
-
-pub(super) fn walk(repo: &Repo, tree: ObjectId, scope: &Scope, out: &mut Vec<TreeEntry>) -> Result<()> {
-    // An explicit stack instead of recursion: a hostile tree cannot exhaust the thread's stack.
-    let mut stack = vec![(tree, BString::default(), 0usize)];
-    while let Some((id, base, depth)) = stack.pop() {
-        if depth > MAX_TREE_DEPTH {
-            return Err(too_deep(repo, id));
-        }
-        for (name, kind, child) in repo.tree_children(id)?.iter() {
-            let (kind, child) = (*kind, *child);
-            let path = join(&base, name.as_bstr());
-            if kind == EntryKind::Tree {
-                if scope.may_contain(path.as_bstr()) {
-                    stack.push((child, path, depth + 1));
-                }
-            } else if scope.contains(path.as_bstr()) {
-                out.push(TreeEntry { path, kind, id: child });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn too_deep(repo: &Repo, id: ObjectId) -> super::Error {
-    repo.corrupt(
-        id,
-        "tree",
-        format!("trees nested deeper than {MAX_TREE_DEPTH} levels (git's default core.maxTreeDepth)"),
-    )
-}
-
-pub(super) fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
-    let list = |t: Option<ObjectId>| -> Result<Vec<(BString, EntryKind, ObjectId)>> {
-        let mut v = match t {
-            Some(t) => repo.tree_children(t)?.as_ref().clone(),
-            None => Vec::new(),
-        };
-        // git orders a tree `d` as `d/`; a plain name order pairs `d` (file) with `d` (tree).
-        v.sort_by(|x, y| x.0.cmp(&y.0));
-        Ok(v)
-    };
-    let mut stack = vec![(old, new, BString::default(), 0usize)];
-    while let Some((old, new, base, depth)) = stack.pop() {
-        if old == new {
-            continue;
-        }
-        if depth > MAX_TREE_DEPTH {
-            return Err(too_deep(repo, new.or(old).expect("old != new, so one side is present")));
-        }
-        let a = list(old)?;
-        let b = list(new)?;
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            let ord = match (a.get(i), b.get(j)) {
-                (Some(x), Some(y)) => x.0.cmp(&y.0),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, _) => std::cmp::Ordering::Greater,
-            };
-            let (left, right) = match ord {
-                std::cmp::Ordering::Less => {
-                    i += 1;
-                    (Some(&a[i - 1]), None)
-                }
-                std::cmp::Ordering::Greater => {
-                    j += 1;
-                    (None, Some(&b[j - 1]))
-                }
-                std::cmp::Ordering::Equal => {
-                    i += 1;
-                    j += 1;
-                    (Some(&a[i - 1]), Some(&b[j - 1]))
-                }
-            };
-            let name = left.or(right).expect("one side is present").0.as_bstr();
-            let path = join(&base, name);
-            let lt = left.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
-            let rt = right.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
-            let lf = left.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
-            let rf = right.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
-            if lf != rf {
-                out.push(Change { path: path.clone(), old: lf, new: rf });
-            }
-            if lt != rt {
-                stack.push((lt, rt, path, depth + 1));
-            }
-        }
-    }
-    Ok(())
 }

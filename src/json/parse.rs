@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-use super::{Number, Value};
+use super::value::{Number, Value};
 
 /// Why a document was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -88,7 +88,7 @@ fn arb_value() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
-            .prop_map(|f| Value::Number(Number(write::python_float_repr(f)))),
+            .prop_map(|f| Value::Number(Number(float::python_float_repr(f)))),
         "\\PC{0,12}".prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
@@ -144,7 +144,7 @@ proptest! {
 
     #[test]
     fn float_repr_round_trips(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
-        let s = write::python_float_repr(f);
+        let s = float::python_float_repr(f);
         prop_assert_eq!(s.parse::<f64>().unwrap().to_bits(), f.to_bits());
     }
 }

@@ -18,6 +18,9 @@ use sha2::Digest as _;
 use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::progress::{Ctx, Interrupted};
 
+mod seal;
+pub use seal::sealed;
+
 /// A SHA-256 digest.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Digest(pub [u8; 32]);
@@ -220,15 +223,18 @@ impl BlobHashes {
     }
 
     fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<(Digest, u64), String> {
-        let key = self.persistent.as_ref().map(|_| persistent_key(id));
-        let payload = self.persistent.as_ref().zip(key.as_ref()).and_then(|(c, k)| c.get(k));
+        // A damaged storage neither reads nor writes the cache: a digest read from it now could
+        // be of bytes the id does not name, and one stored earlier stood for the undamaged bytes.
+        let persistent = self.persistent.as_deref().filter(|c| sealed(c, repo));
+        let key = persistent.map(|_| persistent_key(id));
+        let payload = persistent.zip(key.as_ref()).and_then(|(c, k)| c.get(k));
         let cached = payload.as_deref().and_then(parse_persistent);
-        if let (Some(c), Some(k), Some(_), None) = (&self.persistent, &key, &payload, cached) {
+        if let (Some(c), Some(k), Some(_), None) = (persistent, &key, &payload, cached) {
             c.unusable(k);
         }
-        // A cached digest stands for bytes the repository must still hold: a blob missing
-        // from it is reported missing, as without the cache.
-        if let (Some(c), Some((d, n))) = (&self.persistent, cached)
+        // A cached digest stands for bytes the repository must still hold: a blob missing from
+        // it is reported missing, as without the cache.
+        if let (Some(c), Some((d, n))) = (persistent, cached)
             && !c.is_auditing()
         {
             if repo.has(id) {
@@ -248,7 +254,7 @@ impl BlobHashes {
         let d = Digest::of(data);
         self.record(n);
         // Only digests are kept: an unreadable blob may be readable next time (a fetch, a repack).
-        if let (Some(c), Some(k)) = (&self.persistent, key) {
+        if let (Some(c), Some(k)) = (persistent, key) {
             match cached {
                 Some(was) if was == (d, n) => c.audit_result(true),
                 Some(_) => {

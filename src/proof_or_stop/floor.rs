@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::commands::{Error, read_input};
+use super::checks::{DONE_GATE, FLOOR, RECORD_REJECTED};
+use super::commands::{Error, Trust, load_trust, read_input};
 use super::identity::{self, EMPTY_STORY_FILES_HASH};
 use super::live::{self, Live, Sources};
 use super::review::{self, Finding, Findings, Kind, Record};
 use super::trust_store::TrustStore;
-use super::{DONE_GATE, FLOOR, RECORD_REJECTED};
 use crate::git::Repo;
 use crate::report::{CheckResult, Outcome as O, Report, Table, View};
 
@@ -332,7 +332,7 @@ fn floor_result(
 /// # Errors
 /// [`Error`] when an input cannot be read or the live state cannot be established.
 pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
-    let store = super::commands::load_trust(&super::Trust::Store(o.trust_store.clone()))?;
+    let store = load_trust(&Trust::Store(o.trust_store.clone()))?;
     let fpath = o.evidence.join("findings.json");
     let findings: Findings = review::findings(&read_input(&fpath, review::MAX_FINDINGS_BYTES as u64 + 1)?)
         .map_err(|e| Error::Input(format!("{}: {e}", fpath.display())))?;

@@ -1,15 +1,16 @@
 //! Inline SVG figures for the HTML report, drawn by our own code (no script, no fonts, no
-//! external anything).
+//! external anything). The markup is maud's, so every label, title and category is escaped
+//! where it is spliced in; an element with no content is closed explicitly (`<rect …></rect>`),
+//! which both the HTML parser (SVG is foreign content there) and an XML reader accept.
 //!
 //! A point whose value is `None` is a gap drawn as a hatched, dashed outline labelled
 //! "not measured", never a bar of height 0: a reader must be able to tell "zero" from "we
 //! could not measure it".
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
 use super::table::{NOT_MEASURED, fmt_num};
-use super::xml::esc;
-use crate::report::{Chart, ChartKind, Hints};
+use crate::report::{Chart, ChartKind, Hints, Point};
 
 const W: f64 = 760.0;
 const LEFT: f64 = 52.0;
@@ -28,7 +29,7 @@ const BAR: &str = "#3a6ea5";
 const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
 
 /// The SVG for `c`.
-pub(crate) fn chart(c: &Chart, hints: &Hints) -> String {
+pub(crate) fn chart(c: &Chart, hints: &Hints) -> Markup {
     match c.chart {
         ChartKind::Bars => bars(c, false, hints),
         ChartKind::Histogram => bars(c, true, hints),
@@ -55,19 +56,31 @@ impl Colors<'_> {
     }
 }
 
-fn open(out: &mut String, c: &Chart, height: f64) -> String {
-    let pid = format!("nm-{}", super::slug(&c.id));
-    let _ = write!(
-        out,
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {height}\" role=\"img\" \
-         aria-label=\"{}\"><title>{}</title>\
-         <defs><pattern id=\"{pid}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" \
-         patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f4f4f4\"/>\
-         <line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#c4c4c4\" stroke-width=\"2\"/></pattern></defs>",
-        esc(&c.title),
-        esc(&c.title)
-    );
-    pid
+/// A coordinate to one decimal, as every mark is placed.
+fn d1(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// The id of the chart's "not measured" hatching, unique on the page.
+fn pattern_id(c: &Chart) -> String {
+    format!("nm-{}", super::slug(&c.id))
+}
+
+/// The `<svg>` element around `body`: its size, its accessible name and the hatching `pid`.
+fn frame(c: &Chart, height: f64, pid: &str, body: &Markup) -> Markup {
+    html! {
+        svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox={ "0 0 " (W) " " (height) } role="img"
+            aria-label=(c.title) {
+            title { (c.title) }
+            defs {
+                pattern id=(pid) width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)" {
+                    rect width="6" height="6" fill="#f4f4f4" {}
+                    line x1="0" y1="0" x2="0" y2="6" stroke="#c4c4c4" stroke-width="2" {}
+                }
+            }
+            (body)
+        }
+    }
 }
 
 /// A round axis maximum and tick step for `max`.
@@ -129,129 +142,114 @@ fn label_room(c: &Chart, slanted: f64, dense: f64, plain: f64) -> (bool, f64, us
     (rotate, room, longest)
 }
 
-fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> String {
+/// Where the bars go: each point's slot width, the offset of the first slot and a bar's width.
+struct BarSlots {
+    slot: f64,
+    offset: f64,
+    bw: f64,
+}
+
+impl BarSlots {
+    fn new(n: usize, adjacent: bool) -> Self {
+        // Histogram bins keep a bin's width even when there are few of them, centred.
+        let slots = if adjacent { n.max(MIN_BIN_SLOTS) } else { n.max(1) };
+        let slot = (W - LEFT - RIGHT) / slots as f64;
+        let offset = slot * (slots - n.min(slots)) as f64 / 2.0;
+        let bw = if adjacent { slot - 1.0_f64.min(slot * 0.1) } else { slot * 0.72 };
+        BarSlots { slot, offset, bw }
+    }
+}
+
+fn bars(c: &Chart, adjacent: bool, hints: &Hints) -> Markup {
     let n = c.points.len();
     let (rotate, bottom, longest) = label_room(c, 30.0, 40.0, 34.0);
     let height = TOP + PLOT_H + bottom;
-    let mut out = String::new();
-    let pid = open(&mut out, c, height);
+    let pid = pattern_id(c);
     let plot_w = W - LEFT - RIGHT;
     let max = c.points.iter().filter_map(|p| p.value).fold(0.0_f64, f64::max);
     let (top, step) = ticks(max);
-    let y = |v: f64| TOP + PLOT_H - (v / top) * PLOT_H;
-    // Grid and y axis.
-    let mut t = 0.0;
-    while t <= top + step / 2.0 {
-        let yy = y(t);
-        let _ = write!(
-            out,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e3e3\"/>\
-             <text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            yy + 4.0,
-            fmt_num(t)
-        );
-        t += step;
-    }
-    let _ = write!(
-        out,
-        "<text class=\"axis\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-        TOP + PLOT_H / 2.0,
-        esc(&c.y_label)
-    );
-    if n == 0 {
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"gap\" text-anchor=\"middle\">no data</text>",
-            LEFT + plot_w / 2.0,
-            TOP + PLOT_H / 2.0
-        );
-    }
-    // Histogram bins keep a bin's width even when there are few of them, centred.
-    let slots = if adjacent { n.max(MIN_BIN_SLOTS) } else { n.max(1) };
-    let slot = plot_w / slots as f64;
-    let offset = slot * (slots - n.min(slots)) as f64 / 2.0;
-    let bw = if adjacent { slot - 1.0_f64.min(slot * 0.1) } else { slot * 0.72 };
-    let stride = label_stride(n, slot, longest.min(18));
+    let at = BarSlots::new(n, adjacent);
+    let stride = label_stride(n, at.slot, longest.min(18));
     let mut colors = Colors { hints, seen: Vec::new() };
-    for (i, p) in c.points.iter().enumerate() {
-        let x = LEFT + offset + slot * i as f64 + (slot - bw) / 2.0;
-        let cx = LEFT + offset + slot * (i as f64 + 0.5);
-        match p.value {
-            Some(v) => {
-                let h = (v / top) * PLOT_H;
-                let fill = colors.of(p.category.as_deref());
-                let _ = write!(
-                    out,
-                    "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{h:.1}\" fill=\"{fill}\"><title>{}: {}</title></rect>",
-                    y(v),
-                    esc(&p.label),
-                    fmt_num(v)
-                );
-                if n <= 30 {
-                    let _ = write!(
-                        out,
-                        "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"val\" text-anchor=\"middle\">{}</text>",
-                        y(v) - 4.0,
-                        fmt_num(v)
-                    );
-                }
-            }
-            None => {
-                let _ = write!(
-                    out,
-                    "<rect x=\"{x:.1}\" y=\"{TOP}\" width=\"{bw:.1}\" height=\"{PLOT_H}\" fill=\"url(#{pid})\" \
-                     stroke=\"#9a9a9a\" stroke-dasharray=\"3 3\"><title>{}: {NOT_MEASURED}</title></rect>",
-                    esc(&p.label)
-                );
-                if slot >= 11.0 {
-                    let _ = write!(
-                        out,
-                        "<text class=\"gap\" transform=\"translate({:.1} {:.1}) rotate(-90)\" text-anchor=\"middle\">{NOT_MEASURED}</text>",
-                        cx + 3.5,
-                        TOP + PLOT_H / 2.0
-                    );
-                }
+    let body = html! {
+        (grid(top, step))
+        text class="axis" transform={ "translate(14 " (d1(TOP + PLOT_H / 2.0)) ") rotate(-90)" } text-anchor="middle" {
+            (c.y_label)
+        }
+        @if n == 0 {
+            text x=(d1(LEFT + plot_w / 2.0)) y=(d1(TOP + PLOT_H / 2.0)) class="gap" text-anchor="middle" { "no data" }
+        }
+        @for (i, p) in c.points.iter().enumerate() {
+            @let cx = LEFT + at.offset + at.slot * (i as f64 + 0.5);
+            (bar(p, i, n, &at, top, &pid, &mut colors))
+            @if let Some(label) = axis_label(i, n, stride, &p.label) {
+                (x_label(cx, TOP + PLOT_H, &label, rotate))
             }
         }
-        if let Some(label) = axis_label(i, n, stride, &p.label) {
-            x_label(&mut out, cx, TOP + PLOT_H, &label, rotate);
-        }
-    }
-    dense_caption(&mut out, c, n, TOP + PLOT_H + 30.0);
-    let _ = write!(
-        out,
-        "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#555\"/>",
-        W - RIGHT,
-        TOP + PLOT_H,
-        TOP + PLOT_H
-    );
-    out.push_str("</svg>");
-    out
+        (dense_caption(c, n, TOP + PLOT_H + 30.0))
+        line x1=(LEFT) x2=(W - RIGHT) y1=(d1(TOP + PLOT_H)) y2=(d1(TOP + PLOT_H)) stroke="#555" {}
+    };
+    frame(c, height, &pid, &body)
 }
 
-fn x_label(out: &mut String, cx: f64, base: f64, label: &str, rotate: bool) {
+/// The y axis of a bar chart: a grid line and a label at every tick up to `top`.
+fn grid(top: f64, step: f64) -> Markup {
+    let y = |v: f64| TOP + PLOT_H - (v / top) * PLOT_H;
+    let mut marks = Vec::new();
+    let mut t = 0.0;
+    while t <= top + step / 2.0 {
+        marks.push(t);
+        t += step;
+    }
+    html! {
+        @for t in marks {
+            line x1=(LEFT) x2=(W - RIGHT) y1=(d1(y(t))) y2=(d1(y(t))) stroke="#e3e3e3" {}
+            text x=(LEFT - 6.0) y=(d1(y(t) + 4.0)) class="tick" text-anchor="end" { (fmt_num(t)) }
+        }
+    }
+}
+
+/// Point `i` of `n` as a bar of its value, or as a hatched gap when it was not measured.
+fn bar(p: &Point, i: usize, n: usize, at: &BarSlots, top: f64, pid: &str, colors: &mut Colors<'_>) -> Markup {
+    let y = |v: f64| TOP + PLOT_H - (v / top) * PLOT_H;
+    let x = LEFT + at.offset + at.slot * i as f64 + (at.slot - at.bw) / 2.0;
+    let cx = LEFT + at.offset + at.slot * (i as f64 + 0.5);
+    match p.value {
+        Some(v) => html! {
+            rect x=(d1(x)) y=(d1(y(v))) width=(d1(at.bw)) height=(d1((v / top) * PLOT_H))
+                fill=(colors.of(p.category.as_deref())) {
+                title { (p.label) ": " (fmt_num(v)) }
+            }
+            @if n <= 30 {
+                text x=(d1(cx)) y=(d1(y(v) - 4.0)) class="val" text-anchor="middle" { (fmt_num(v)) }
+            }
+        },
+        None => html! {
+            rect x=(d1(x)) y=(TOP) width=(d1(at.bw)) height=(PLOT_H) fill={ "url(#" (pid) ")" } stroke="#9a9a9a"
+                stroke-dasharray="3 3" {
+                title { (p.label) ": " (NOT_MEASURED) }
+            }
+            @if at.slot >= 11.0 {
+                text class="gap" transform={ "translate(" (d1(cx + 3.5)) " " (d1(TOP + PLOT_H / 2.0)) ") rotate(-90)" }
+                    text-anchor="middle" { (NOT_MEASURED) }
+            }
+        },
+    }
+}
+
+fn x_label(cx: f64, base: f64, label: &str, rotate: bool) -> Markup {
     let shown: String = if label.chars().count() > 18 {
         label.chars().take(17).chain(std::iter::once('…')).collect()
     } else {
         label.to_owned()
     };
-    if rotate {
-        let _ = write!(
-            out,
-            "<text class=\"tick\" transform=\"translate({:.1} {:.1}) rotate(-45)\" text-anchor=\"end\">{}</text>",
-            cx + 3.0,
-            base + 12.0,
-            esc(&shown)
-        );
-    } else {
-        let _ = write!(
-            out,
-            "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
-            base + 16.0,
-            esc(&shown)
-        );
+    html! {
+        @if rotate {
+            text class="tick" transform={ "translate(" (d1(cx + 3.0)) " " (d1(base + 12.0)) ") rotate(-45)" }
+                text-anchor="end" { (shown) }
+        } @else {
+            text x=(d1(cx)) y=(d1(base + 16.0)) class="tick" text-anchor="middle" { (shown) }
+        }
     }
 }
 
@@ -285,113 +283,91 @@ fn timeline_legend(c: &Chart, plot_w: f64) -> Legend {
     (cats, places, row + 1.0)
 }
 
-fn timeline(c: &Chart, hints: &Hints) -> String {
+/// The height of a timeline's strip of cells.
+const STRIP_H: f64 = 44.0;
+
+fn timeline(c: &Chart, hints: &Hints) -> Markup {
     let n = c.points.len();
-    let strip_h = 44.0;
     let (rotate, label_h, longest) = label_room(c, 18.0, 34.0, 24.0);
     let plot_w = W - LEFT - RIGHT;
     let (cats, places, legend_rows) = timeline_legend(c, plot_w);
-    let height = TOP + strip_h + label_h + 12.0 + legend_rows * 20.0;
-    let mut out = String::new();
-    let pid = open(&mut out, c, height);
+    let height = TOP + STRIP_H + label_h + 12.0 + legend_rows * 20.0;
+    let pid = pattern_id(c);
     let slot = plot_w / n.max(1) as f64;
-    let gap = if slot > 6.0 { 1.5 } else { 0.0 };
     let stride = label_stride(n, slot, longest.min(18));
     let mut colors = Colors { hints, seen: Vec::new() };
-    let _ = write!(
-        out,
-        "<text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-        LEFT - 6.0,
-        TOP + strip_h / 2.0 + 4.0,
-        esc(&short(&c.y_label, 8))
-    );
-    if n > DENSE {
-        timeline_runs(&mut out, c, &pid, slot, strip_h, &mut colors);
-    }
-    for (i, p) in c.points.iter().enumerate() {
-        let x = LEFT + slot * i as f64;
-        let cx = x + slot / 2.0;
-        if n > DENSE {
-            if let Some(label) = axis_label(i, n, stride, &p.label) {
-                x_label(&mut out, cx, TOP + strip_h - 4.0, &label, false);
-            }
-            continue;
+    let ly = TOP + STRIP_H + label_h + 12.0;
+    let body = html! {
+        text class="axis" x=(d1(LEFT - 6.0)) y=(d1(TOP + STRIP_H / 2.0 + 4.0)) text-anchor="end" {
+            (short(&c.y_label, 8))
         }
-        let value = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
-        match &p.category {
-            Some(cat) => {
-                let fill = colors.of(Some(cat));
-                let _ = write!(
-                    out,
-                    "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{strip_h}\" fill=\"{fill}\">\
-                     <title>{}: {} ({}: {})</title></rect>",
-                    x + gap / 2.0,
-                    slot - gap,
-                    esc(&p.label),
-                    esc(cat),
-                    esc(&c.y_label),
-                    esc(&value)
-                );
+        @if n > DENSE {
+            (timeline_runs(c, &pid, slot, &mut colors))
+            @for i in 0..n {
+                @if let Some(label) = axis_label(i, n, stride, &c.points[i].label) {
+                    (x_label(LEFT + slot * i as f64 + slot / 2.0, TOP + STRIP_H - 4.0, &label, false))
+                }
             }
-            None => {
-                let _ = write!(
-                    out,
-                    "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{strip_h}\" fill=\"url(#{pid})\" \
-                     stroke=\"#9a9a9a\" stroke-dasharray=\"3 3\"><title>{}: {NOT_MEASURED}</title></rect>",
-                    x + gap / 2.0,
-                    slot - gap,
-                    esc(&p.label)
-                );
+        } @else {
+            @for (i, p) in c.points.iter().enumerate() {
+                (timeline_cell(c, p, LEFT + slot * i as f64, slot, &pid, &mut colors))
+                @if i % stride == 0 {
+                    (x_label(LEFT + slot * i as f64 + slot / 2.0, TOP + STRIP_H - 4.0, &p.label, rotate))
+                }
             }
         }
-        if slot >= 16.0 && p.category.is_some() {
-            let (text, class) = p.value.map_or(("n/m".to_owned(), "cell nm"), |v| (fmt_num(v), "cell"));
-            let _ = write!(
-                out,
-                "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"{class}\" text-anchor=\"middle\">{text}</text>",
-                TOP + strip_h / 2.0 + 4.5
-            );
+        (dense_caption(c, n, TOP + STRIP_H + 28.0))
+        @for ((cat, count), (lx, row)) in cats.iter().zip(places) {
+            @let yy = ly + row * 20.0;
+            @let fill = if cat == NOT_MEASURED { format!("url(#{pid})") } else { colors.of(Some(cat)) };
+            rect x=(d1(lx)) y=(d1(yy - 11.0)) width="14" height="14" fill=(fill) stroke="#777" stroke-width="0.5" {}
+            text x=(d1(lx + 20.0)) y=(d1(yy)) class="legend" { (cat) " × " (count) }
         }
-        if i % stride == 0 {
-            x_label(&mut out, cx, TOP + strip_h - 4.0, &p.label, rotate);
+    };
+    frame(c, height, &pid, &body)
+}
+
+/// One point of a sparse timeline at `x`: a cell in its category's colour with its value, or
+/// a hatched gap when it has no category.
+fn timeline_cell(c: &Chart, p: &Point, x: f64, slot: f64, pid: &str, colors: &mut Colors<'_>) -> Markup {
+    let gap = if slot > 6.0 { 1.5 } else { 0.0 };
+    let value = p.value.map_or_else(|| NOT_MEASURED.to_owned(), fmt_num);
+    let (text, class) = p.value.map_or(("n/m".to_owned(), "cell nm"), |v| (fmt_num(v), "cell"));
+    html! {
+        @if let Some(cat) = &p.category {
+            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill=(colors.of(Some(cat))) {
+                title { (p.label) ": " (cat) " (" (c.y_label) ": " (value) ")" }
+            }
+            @if slot >= 16.0 {
+                text x=(d1(x + slot / 2.0)) y=(d1(TOP + STRIP_H / 2.0 + 4.5)) class=(class) text-anchor="middle" {
+                    (text)
+                }
+            }
+        } @else {
+            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill={ "url(#" (pid) ")" }
+                stroke="#9a9a9a" stroke-dasharray="3 3" {
+                title { (p.label) ": " (NOT_MEASURED) }
+            }
         }
     }
-    dense_caption(&mut out, c, n, TOP + strip_h + 28.0);
-    let ly = TOP + strip_h + label_h + 12.0;
-    for ((cat, count), (lx, row)) in cats.iter().zip(places) {
-        let yy = ly + row * 20.0;
-        let fill = if cat == NOT_MEASURED { format!("url(#{pid})") } else { colors.of(Some(cat)) };
-        let _ = write!(
-            out,
-            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"14\" fill=\"{fill}\" stroke=\"#777\" stroke-width=\"0.5\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" class=\"legend\">{} × {count}</text>",
-            yy - 11.0,
-            lx + 20.0,
-            yy,
-            esc(cat)
-        );
-    }
-    out.push_str("</svg>");
-    out
 }
 
 /// On a dense axis, what the numbers under it are.
-fn dense_caption(out: &mut String, c: &Chart, n: usize, y: f64) {
-    if n <= DENSE {
-        return;
-    }
+fn dense_caption(c: &Chart, n: usize, y: f64) -> Markup {
     let what = if c.x_label.is_empty() { "point" } else { c.x_label.as_str() };
-    let _ = write!(
-        out,
-        "<text x=\"{:.1}\" y=\"{y:.1}\" class=\"tick\" text-anchor=\"end\">{} position (1–{n}); hover a mark for its name</text>",
-        W - RIGHT,
-        esc(what)
-    );
+    html! {
+        @if n > DENSE {
+            text x=(d1(W - RIGHT)) y=(d1(y)) class="tick" text-anchor="end" {
+                (what) " position (1–" (n) "); hover a mark for its name"
+            }
+        }
+    }
 }
 
 /// A dense timeline as runs of one category: 1,000 one-pixel marks become a few dozen
 /// rectangles, each titled with its span, so the strip stays a strip.
-fn timeline_runs(out: &mut String, c: &Chart, pid: &str, slot: f64, strip_h: f64, colors: &mut Colors<'_>) {
+fn timeline_runs(c: &Chart, pid: &str, slot: f64, colors: &mut Colors<'_>) -> Markup {
+    let mut runs = Vec::new();
     let mut i = 0;
     while i < c.points.len() {
         let cat = c.points[i].category.as_deref();
@@ -404,18 +380,20 @@ fn timeline_runs(out: &mut String, c: &Chart, pid: &str, slot: f64, strip_h: f64
             None => format!("url(#{pid})"),
         };
         let span = if j - i == 1 {
-            format!("{} {}", i + 1, esc(&c.points[i].label))
+            format!("{} {}", i + 1, c.points[i].label)
         } else {
-            format!("{}–{} ({} to {})", i + 1, j, esc(&c.points[i].label), esc(&c.points[j - 1].label))
+            format!("{}–{} ({} to {})", i + 1, j, c.points[i].label, c.points[j - 1].label)
         };
-        let _ = write!(
-            out,
-            "<rect x=\"{:.2}\" y=\"{TOP}\" width=\"{:.2}\" height=\"{strip_h}\" fill=\"{fill}\"><title>{span}: {}</title></rect>",
-            LEFT + slot * i as f64,
-            slot * (j - i) as f64,
-            esc(cat.unwrap_or(NOT_MEASURED))
-        );
+        runs.push((i, j, fill, span, cat.unwrap_or(NOT_MEASURED)));
         i = j;
+    }
+    html! {
+        @for (i, j, fill, span, cat) in runs {
+            rect x=(format!("{:.2}", LEFT + slot * i as f64)) y=(TOP) width=(format!("{:.2}", slot * (j - i) as f64))
+                height=(STRIP_H) fill=(fill) {
+                title { (span) ": " (cat) }
+            }
+        }
     }
 }
 
@@ -447,12 +425,12 @@ mod tests {
 
     #[test]
     fn a_missing_value_is_a_labelled_gap_not_a_zero_bar() {
-        let svg = super::chart(&chart(ChartKind::Bars, &[Some(3.0), None, Some(0.0)]), &Hints::default());
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(3.0), None, Some(0.0)]), &Hints::default()).into_string();
         assert_eq!(svg.matches(NOT_MEASURED).count(), 2, "tooltip and label for the one gap: {svg}");
         assert!(svg.contains("fill=\"url(#nm-t)\""));
         // The measured zero is a real bar of height 0, distinct from the gap.
         assert!(svg.contains("height=\"0.0\" fill=\"#3a6ea5\""));
-        let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]), &Hints::default());
+        let svg = super::chart(&chart(ChartKind::Bars, &[Some(1.0), Some(2.0)]), &Hints::default()).into_string();
         assert!(!svg.contains(NOT_MEASURED));
     }
 
@@ -468,7 +446,7 @@ mod tests {
     #[test]
     fn a_thousand_points_get_a_few_horizontal_position_labels() {
         for kind in [ChartKind::Bars, ChartKind::Timeline] {
-            let svg = super::chart(&named(kind, 1000), &Hints::default());
+            let svg = super::chart(&named(kind, 1000), &Hints::default()).into_string();
             assert!(!svg.contains("rotate(-45)"), "{kind:?}: no slanted labels");
             // 1, then 100, 200 … 1000: eleven position labels and the caption.
             let positions = svg.matches("class=\"tick\" text-anchor=\"middle\">").count();
@@ -487,7 +465,7 @@ mod tests {
         for p in &mut c.points[..500] {
             p.category = Some("PASS".into());
         }
-        let svg = super::chart(&c, &Hints::default());
+        let svg = super::chart(&c, &Hints::default()).into_string();
         // 503 PASS in one run (the first three of the pattern join it), then 125 BLOCKED
         // marks with 124 PASS runs between them.
         assert_eq!(svg.matches("<rect x=").count() - 2, 1 + 125 + 124, "runs, besides two legend swatches");
@@ -496,7 +474,7 @@ mod tests {
 
     #[test]
     fn one_bin_stays_a_bar() {
-        let svg = super::chart(&chart(ChartKind::Histogram, &[Some(20.0)]), &Hints::default());
+        let svg = super::chart(&chart(ChartKind::Histogram, &[Some(20.0)]), &Hints::default()).into_string();
         let w = svg.split("width=\"").nth(2).and_then(|s| s.split('"').next()).and_then(|s| s.parse::<f64>().ok());
         let plot = W - LEFT - RIGHT;
         assert!(w.is_some_and(|w| w < plot / 5.0), "bar width {w:?} of a {plot} px plot");

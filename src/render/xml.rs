@@ -1,5 +1,6 @@
-//! The one escaper of the markup formats (HTML, the SVG inside it, JUnit XML): the contexts
-//! differ only in which characters each must protect.
+//! The escaper of JUnit XML and of the HTML `commonmark.rs` writes from the Markdown's events
+//! (the rest of the HTML page and its SVG charts are maud's, which escapes as it splices): the
+//! contexts differ only in which characters each must protect.
 
 /// Where escaped text goes.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,15 @@
 //! The controller's side: opening or advancing a cycle, recording verdicts and admissions,
 //! its state file, and disputes.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::minter::*;
+use super::scenario::*;
+use crate::fixture::Error;
+use crate::pyjson;
+use crate::rules::{self, Family};
 
 impl Minter {
     /// R2b / product `open_or_advance`. Returns (index into ctl, blocked_by_escalation).

@@ -1,7 +1,15 @@
 //! The receipts a round leaves: the v1 runner's, the product's (schema 2), and a round
 //! whose receipt was never recorded.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::minter::*;
+use super::scenario::*;
+use crate::fixture::Error;
+use crate::pyjson;
+use crate::rules::sha256_hex;
 
 impl Minter {
     /// v1 (§4.2): the four records, the controller state and one commit; admission if asked.

@@ -1,7 +1,14 @@
 //! What the auditor and the deterministic layer write: `checks.json`, the raw exchange and
 //! `report.md` in each dialect's layout.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::minter::*;
+use super::scenario::*;
+use crate::pyjson;
+use crate::rules::{Family, sha256_hex};
 
 impl Minter {
     pub(super) fn dcl_output(&self, c: &CycleSpec, sha: &str) -> Value {

@@ -1,6 +1,8 @@
 //! The scenario file's shape (`ledger-fixtures/*.toml`), read with serde, closed.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,11 @@
 //! Synthetic schema-2 ledgers of any size, for scale tests and benchmarks.
 
-use super::*;
+use std::path::Path;
+
+use super::minter::*;
+use super::scenario::*;
+use crate::fixture::{self, Error, RepoBuilder};
+use crate::rules::Family;
 
 /// Shape of a synthetic schema-2 ledger, for scale tests and benchmarks.
 #[derive(Debug, Clone)]

@@ -1,7 +1,12 @@
 //! Tampers applied to minted records: as if minted so, forged before the receipt, or
 //! committed later.
 
-use super::*;
+use serde_json::{Map, Number, Value};
+
+use super::minter::*;
+use super::scenario::*;
+use crate::fixture::{self, Error};
+use crate::pyjson;
 
 impl Minter {
     /// Applies forge-mode tampers to a cycle file before the receipt binds it: the forger
@@ -171,5 +176,21 @@ pub(super) fn set_pointer(v: &mut Value, ptr: &[String], value: Option<Value>) {
             }
         }
         _ => {}
+    }
+}
+
+/// Files of a cycle directory; a tamper naming any other file targets that path in the ledger
+/// repository (changed in the same commit as its cycle, in rewrite mode).
+const CYCLE_FILES: [&str; 4] = ["report.md", "checks.json", "receipt.json", "raw_exchange.json"];
+
+fn toml_to_json(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Integer(i) => jint(*i),
+        toml::Value::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
     }
 }

@@ -91,22 +91,50 @@ pub fn line(id: &str, result: Result<&Report, &Error>) -> String {
     serde_json::to_string(&v).expect("a line serialises")
 }
 
-/// What an existing output holds: the ids already done with their exit codes, and the length
-/// of its whole lines (a line torn by a killed run is cut off and redone).
+/// A line already in the output: the ledger's id, its exit code and the audit head its
+/// verdict was about (absent on a could-not-run line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Done {
+    /// The entry's id.
+    pub id: String,
+    /// Its exit code.
+    pub code: u8,
+    /// `auditHead` of the verdict, when there was one.
+    pub audit_head: Option<String>,
+}
+
+/// What an existing output holds, in file order: each line's id, exit code and audit head, and
+/// the length of its whole lines (a line torn by a killed run is cut off and redone).
 #[must_use]
-pub fn done(existing: &[u8]) -> (Vec<(String, u8)>, usize) {
+pub fn done(existing: &[u8]) -> (Vec<Done>, usize) {
     let whole = existing.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let mut ids = Vec::new();
+    let mut lines = Vec::new();
     for l in existing[..whole].split(|b| *b == b'\n') {
         let Ok(v) = crate::json::parse(l) else { continue };
         let v = crate::json::to_serde(&v);
         let id = v.get("id").and_then(Value::as_str);
         let code = v.get("exitCode").and_then(Value::as_u64).and_then(|c| u8::try_from(c).ok());
+        let audit_head = v.get("auditHead").and_then(Value::as_str).map(str::to_owned);
         if let (Some(id), Some(code)) = (id, code) {
-            ids.push((id.to_owned(), code));
+            lines.push(Done { id: id.to_owned(), code, audit_head });
         }
     }
-    (ids, whole)
+    (lines, whole)
+}
+
+/// Whether a line of the output may stand for `entry` on `--resume` without verifying it
+/// again: a definite verdict (exit 0 or 1) about the very audit head the ledger resolves to
+/// now. A ledger that moved (a cycle appended, a branch reset) is verified again, and so is
+/// one that could not be run or was inconclusive, since the evidence it lacked may have come.
+#[must_use]
+pub fn still_stands(line: &Done, entry: &Entry) -> bool {
+    matches!(line.code, 0 | 1) && line.audit_head.is_some() && line.audit_head == current_head(&entry.opts)
+}
+
+/// The commit the ledger's audit revision resolves to now, as `ledger` would resolve it.
+fn current_head(opts: &Options) -> Option<String> {
+    let repo = crate::git::Repo::open(&opts.audit).ok()?;
+    repo.resolve(opts.audit_rev.as_deref().unwrap_or("HEAD")).ok().map(|id| id.to_string())
 }
 
 /// The batch's exit code from each ledger's: 1 when any failed, else 3 when any was
@@ -149,9 +177,13 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_redone_and_codes_combine() {
-        let (ids, whole) = done(b"{\"id\":\"a\",\"exitCode\":0}\n{\"id\":\"b\",\"exitCode\":1}\n{\"id\":\"c\",\"exi");
-        assert_eq!(ids, [("a".to_owned(), 0), ("b".to_owned(), 1)]);
-        assert_eq!(whole, 48);
+        let (lines, whole) = done(
+            b"{\"id\":\"a\",\"exitCode\":0}\n{\"id\":\"b\",\"exitCode\":1,\"auditHead\":\"ab\"}\n{\"id\":\"c\",\"exi",
+        );
+        let got: Vec<(&str, u8, Option<&str>)> =
+            lines.iter().map(|l| (l.id.as_str(), l.code, l.audit_head.as_deref())).collect();
+        assert_eq!(got, [("a", 0, None), ("b", 1, Some("ab"))]);
+        assert_eq!(whole, 65);
         assert_eq!(exit_code([0, 0]), 0);
         assert_eq!(exit_code([0, 3, 2]), 3);
         assert_eq!(exit_code([2, 1, 0]), 1);

@@ -16,7 +16,9 @@
 //!   changed answer is a miss.
 //! - Objects can also disappear (a partial clone, a pruned or damaged repository): an entry is
 //!   used only while the repositories still hold every object its cycle could have read
-//!   (`Memo::held`, a superset), so the cache never answers for evidence that is gone.
+//!   (`Memo::held`, a superset), and while their storage is undamaged and was once read in
+//!   full ([`crate::manifest::sealed`]), so the cache never answers for evidence that is gone
+//!   or no longer reads as it did.
 //! - Only definite cycles are stored: a cycle with an `untested` result, or a `cantTell` other
 //!   than the records' own (CV-A708), or a shallow science repository (missing history, an
 //!   object not fetched yet) is recomputed every run, since the evidence it lacked may arrive. So are receipts given on the command line, sharded and
@@ -35,6 +37,7 @@ use crate::crossaudit::crawl::verify;
 use crate::crossaudit::load::{Cycle, Ledger, Options};
 use crate::crossaudit::model::{self, CycleFacts};
 use crate::git::{EntryKind, ObjectId, Repo};
+use crate::manifest::sealed;
 use crate::report::{CheckResult, Outcome};
 
 /// What a stored entry means; bump when the payload or the key's parts change meaning.
@@ -128,7 +131,10 @@ impl<'a> Memo<'a> {
         buf: &mut Vec<u8>,
     ) -> (Vec<CheckResult>, CycleFacts) {
         let compute = |buf: &mut Vec<u8>| verify::check_cycle(vctx, audit, science, cycle, buf);
-        let (Some(cache), Some(key)) = (self.cache, self.key(cycle)) else { return compute(buf) };
+        // A damaged storage neither reads nor writes the cache (`crate::manifest::sealed`): an
+        // entry stood for undamaged objects, and one computed now could stand for damage.
+        let cache = self.cache.filter(|c| sealed(c, audit) && science.is_none_or(|s| sealed(c, s)));
+        let (Some(cache), Some(key)) = (cache, self.key(cycle)) else { return compute(buf) };
         let payload = cache.get(&key);
         let cached = payload.as_deref().and_then(|p| serde_json::from_slice::<Stored>(p).ok());
         if payload.is_some() && cached.is_none() {

@@ -101,6 +101,8 @@ fn diff_cached(
         Ok(ReadDiff { trees, changes })
     };
     let held = |d: &ReadDiff| d.trees.iter().all(|t| repo.has(*t));
+    // A damaged storage neither reads nor writes the cache (`crate::manifest::sealed`).
+    let cache = cache.filter(|c| crate::manifest::sealed(c, repo));
     crate::cache::through(cache, &key, decode_changes, encode_changes, held, compute).map(|d| d.changes)
 }
 

@@ -306,6 +306,8 @@ fn receipt_marker(audit: &Repo, id: ObjectId, cache: Option<&crate::cache::Cache
     // An unreadable blob may be readable after a fetch: only what was read is kept.
     let read = || audit.record(id, "receipt.json").map(|b| marker_family(&b));
     // The family stands for the receipt's bytes: it is not answered once they are gone.
+    // Nor while the storage is damaged: then the cache is neither read nor written.
+    let cache = cache.filter(|c| crate::manifest::sealed(c, audit));
     crate::cache::through(cache, &key, decode, encode, |_| audit.has(id), read).ok().flatten()
 }
 

@@ -83,7 +83,7 @@ pub(crate) enum Command {
     /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
     #[command(after_help = help!(
         "crossverify batch submissions.jsonl --output-jsonl results.jsonl",
-        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --cache ~/.cache/crossverify"
+        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --resume --cache ~/.cache/crossverify"
     ))]
     ///
     /// Exit 1 if any failed, else 3 if any was inconclusive or could not run, else 0
@@ -91,9 +91,14 @@ pub(crate) enum Command {
     Batch {
         /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
         list: PathBuf,
-        /// Where the lines go (appended; lines already there are not redone).
+        /// Where the lines go (appended). A file that already holds lines is refused unless
+        /// --resume is given.
         #[arg(long, value_name = "FILE")]
         output_jsonl: PathBuf,
+        /// Keep the lines already in the output for ledgers that still resolve to the audit head
+        /// they were about (exit 0 or 1 only; taken from the file, not verified again).
+        #[arg(long)]
+        resume: bool,
         #[command(flatten)]
         cache: scale::CacheArgs,
     },
@@ -162,8 +167,8 @@ impl Command {
             }
             Command::Receipt(args) => receipt(args, env)?,
             Command::Merge { reports, trusted_key } => scale::merge(reports, trusted_key.as_deref(), ctx)?,
-            Command::Batch { list, output_jsonl, cache } => {
-                return Ok(Ran::Exit(scale::batch(list, output_jsonl, cache, quiet, ctx)));
+            Command::Batch { list, output_jsonl, resume, cache } => {
+                return Ok(Ran::Exit(scale::batch(list, output_jsonl, *resume, cache, quiet, ctx)));
             }
         })))
     }

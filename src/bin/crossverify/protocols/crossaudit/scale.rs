@@ -223,9 +223,17 @@ fn read_capped(p: &Path, max: u64) -> anyhow::Result<Vec<u8>> {
     std::fs::read(p).with_context(|| format!("reading {}", p.display()))
 }
 
-/// `crossverify batch LIST --output FILE`: one JSON line per ledger, appended as each
-/// finishes; ledgers whose line is already in FILE are skipped.
-pub(crate) fn batch(list: &Path, out: &Path, caching: &CacheArgs, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<u8> {
+/// `crossverify batch LIST --output-jsonl FILE [--resume]`: one JSON line per ledger,
+/// appended as each finishes. Lines already in FILE are kept only under `--resume`, and then
+/// stand for a ledger only while it resolves to the audit head they were about.
+pub(crate) fn batch(
+    list: &Path,
+    out: &Path,
+    resume: bool,
+    caching: &CacheArgs,
+    quiet: bool,
+    ctx: Ctx<'_>,
+) -> anyhow::Result<u8> {
     let text = std::fs::read_to_string(list).with_context(|| format!("reading batch list {}", list.display()))?;
     let base = list.parent().unwrap_or(Path::new("."));
     let entries = crossaudit::batch::entries(&text, base)?;
@@ -234,9 +242,26 @@ pub(crate) fn batch(list: &Path, out: &Path, caching: &CacheArgs, quiet: bool, c
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
     };
-    let (done, whole) = crossaudit::batch::done(&existing);
-    let mut codes: Vec<u8> = done.iter().map(|(_, c)| *c).collect();
-    let done: std::collections::BTreeSet<String> = done.into_iter().map(|(id, _)| id).collect();
+    let (lines, whole) = crossaudit::batch::done(&existing);
+    // Taking a verdict from a file instead of from git is trust: asked for by name, never
+    // implied by where the output happens to point.
+    anyhow::ensure!(
+        resume || whole == 0,
+        "{}: already holds {} results; add --resume to keep those whose ledger still resolves to the audit head they \
+         were about (they are taken from the file, not verified again), or give a new output file to verify every ledger",
+        out.display(),
+        lines.len()
+    );
+    // The last line of an id is its current one: a ledger verified again appends a new line.
+    let latest: std::collections::BTreeMap<&str, &crossaudit::batch::Done> =
+        lines.iter().map(|l| (l.id.as_str(), l)).collect();
+    let (kept, todo): (Vec<_>, Vec<_>) = entries
+        .into_iter()
+        .partition(|e| latest.get(e.id.as_str()).is_some_and(|l| crossaudit::batch::still_stands(l, e)));
+    let redone = todo.iter().filter(|e| latest.contains_key(e.id.as_str())).count();
+    // Lines of ids not in this list still count: the exit code is the whole output's.
+    let mut codes: Vec<u8> =
+        latest.iter().filter(|(id, _)| !todo.iter().any(|e| e.id == **id)).map(|(_, l)| l.code).collect();
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -245,8 +270,17 @@ pub(crate) fn batch(list: &Path, out: &Path, caching: &CacheArgs, quiet: bool, c
     // A line torn by a killed run is cut off; its ledger is verified again.
     file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
     let cache = caching.open(quiet)?;
-    let todo: Vec<_> = entries.into_iter().filter(|e| !done.contains(&e.id)).collect();
-    note(quiet, &format!("batch: {} ledgers done before, {} to verify", done.len(), todo.len()));
+    if resume {
+        note(
+            quiet,
+            &format!(
+                "batch: {} ledgers taken from {} (same audit head, definite verdict), {} to verify ({redone} of them again: moved, inconclusive or not run)",
+                kept.len(),
+                out.display(),
+                todo.len()
+            ),
+        );
+    }
     for mut e in todo {
         ctx.check()?;
         e.opts.cache.clone_from(&cache);
@@ -266,6 +300,7 @@ fn kind_name(kind: &str) -> &str {
     match kind {
         "cycle" => "receipts",
         "blob-sha256" => "blob digests",
+        "pack-verified" => "packs read in full before",
         other => other,
     }
 }

@@ -1,0 +1,497 @@
+//! One repository handle: opening it isolated, reading its objects by kind and size, and the
+//! per-thread handles ([`SharedRepo`]) that rayon workers read through. The readers built on
+//! it (trees, history, revisions, signatures) each add their methods in their own file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+
+use super::error::{Error, Result};
+use super::reftable;
+use super::storage::{self, Pack};
+use super::tree::{EntryKind, TreeEntry, decode_tree};
+
+/// Largest object crossverify reads into memory as a record (receipts, reports, configs).
+/// Manifest hashing reads blobs of any size; records above this are refused by name.
+pub const MAX_RECORD_BYTES: u64 = 64 << 20;
+
+/// Author or committer of a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Name.
+    pub name: String,
+    /// Email.
+    pub email: String,
+    /// Seconds since the epoch.
+    pub time: i64,
+    /// Offset from UTC in seconds.
+    pub offset: i32,
+}
+
+/// A decoded commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// Its id.
+    pub id: ObjectId,
+    /// Root tree.
+    pub tree: ObjectId,
+    /// Parents in order.
+    pub parents: Vec<ObjectId>,
+    /// Author.
+    pub author: Person,
+    /// Committer.
+    pub committer: Person,
+    /// Full message.
+    pub message: String,
+}
+
+impl Commit {
+    /// First line of the message.
+    #[must_use]
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("")
+    }
+}
+
+/// One thread's handle on a repository.
+pub struct Repo {
+    pub(super) inner: gix::Repository,
+    pub(super) path: PathBuf,
+    pub(super) shallow: Option<Vec<ObjectId>>,
+    trees: Option<TreeCache>,
+    /// The refs of a reftable repository, which gix cannot read; `None` in the files format.
+    pub(super) reftable: Option<Arc<reftable::RefMap>>,
+}
+
+/// Memo of [`Repo::last_change_memo`]: (commit, path) → the commit that last changed the path.
+pub type LastChangeMemo = Mutex<HashMap<(ObjectId, String), Option<ObjectId>>>;
+
+/// The entries of one tree: name, kind, id, in git order.
+pub type Children = Arc<Vec<(BString, EntryKind, ObjectId)>>;
+
+/// Decoded trees by id, shared by every handle of a run that reads many commits of one
+/// history (a ledger's receipts): unchanged subtrees are decoded once, not once per commit.
+type TreeCache = Arc<Mutex<HashMap<ObjectId, Children>>>;
+
+/// A handle that can be shared with worker threads.
+#[derive(Clone)]
+pub struct SharedRepo {
+    inner: gix::ThreadSafeRepository,
+    path: PathBuf,
+    shallow: Option<Vec<ObjectId>>,
+    trees: Option<TreeCache>,
+    delta_cache: Option<usize>,
+    reftable: Option<Arc<reftable::RefMap>>,
+}
+
+impl SharedRepo {
+    /// Handles that keep up to `bytes` of resolved delta bases each. A ledger stores every
+    /// version of its receipts and trees as a delta of the next; read newest first, each read
+    /// then applies one delta to a cached base instead of replaying the whole chain.
+    #[must_use]
+    pub fn with_delta_cache(mut self, bytes: usize) -> Self {
+        self.delta_cache = Some(bytes);
+        self
+    }
+
+    /// The same repository with a tree cache shared by all its handles. Memory grows with the
+    /// number of distinct trees read, so only runs over many commits (ledgers) want it; a
+    /// single manifest does not.
+    #[must_use]
+    pub fn with_tree_cache(mut self) -> Self {
+        self.trees = Some(Arc::default());
+        self
+    }
+
+    /// A handle for the current thread, with the object cache off (one-pass hashing is decode
+    /// bound and a cache only costs; crates.md §4c).
+    #[must_use]
+    pub fn local(&self) -> Repo {
+        let mut inner = self.inner.to_thread_local();
+        inner.object_cache_size(0);
+        if let Some(bytes) = self.delta_cache {
+            inner.objects.set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
+        }
+        Repo {
+            inner,
+            path: self.path.clone(),
+            shallow: self.shallow.clone(),
+            trees: self.trees.clone(),
+            reftable: self.reftable.clone(),
+        }
+    }
+}
+
+impl Repo {
+    /// Opens a repository (work tree, `.git` directory or bare), reading no configuration but
+    /// the repository's own and no environment variables.
+    ///
+    /// # Errors
+    /// [`Error::Open`] when the path is not a repository.
+    pub fn open(path: &Path) -> Result<Repo> {
+        if !path.exists() {
+            return Err(Error::Open { path: path.to_owned(), reason: "no such file or directory".into() });
+        }
+        // Replace refs (`refs/replace/*`) would let a repository substitute what a commit's
+        // hashes commit to; a third-party verifier reads the committed objects themselves.
+        let opts =
+            gix::open::Options::isolated().with(gix::sec::Trust::Full).config_overrides(["core.useReplaceRefs=false"]);
+        let inner = gix::open_opts(path, opts)
+            .map_err(|e| Error::Open { path: path.to_owned(), reason: first_line(&e.to_string()) })?;
+        // gix reads only the files ref format; under reftable `HEAD` holds a placeholder and
+        // the refs live in tables this module reads itself.
+        let reftable = if inner
+            .config_snapshot()
+            .string("extensions.refStorage")
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"reftable"))
+            || inner.common_dir().join("reftable").is_dir()
+        {
+            Some(Arc::new(read_reftable(&inner)?))
+        } else {
+            None
+        };
+        let shallow = match inner.shallow_commits() {
+            Ok(Some(c)) => Some(c.iter().copied().collect()),
+            Ok(None) => None,
+            Err(e) => {
+                return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") });
+            }
+        };
+        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None, reftable })
+    }
+
+    /// The path this handle was opened from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A thread-safe handle for worker threads.
+    #[must_use]
+    pub fn shared(&self) -> SharedRepo {
+        SharedRepo {
+            inner: self.inner.clone().into_sync(),
+            path: self.path.clone(),
+            shallow: self.shallow.clone(),
+            trees: self.trees.clone(),
+            delta_cache: None,
+            reftable: self.reftable.clone(),
+        }
+    }
+
+    /// This handle, keeping up to `bytes` of resolved delta bases ([`SharedRepo::with_delta_cache`]).
+    #[must_use]
+    pub fn with_delta_cache(mut self, bytes: usize) -> Self {
+        self.inner
+            .objects
+            .set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
+        self
+    }
+
+    /// Where each of `ids` is stored: (pack, offset) for a packed object, `None` for a loose or
+    /// missing one. Reading objects in this order reads a delta's bases before it (a pack keeps
+    /// bases first), which the delta cache then holds.
+    #[must_use]
+    pub fn pack_locations(&self, ids: &[ObjectId]) -> Vec<Option<(u32, u64)>> {
+        // From the pack indices directly: a binary search each, nothing decoded. Only an
+        // ordering hint, so an index that cannot be read is skipped.
+        let dir = self.inner.common_dir().join("objects").join("pack");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        let indices: Vec<gix::odb::pack::index::File> =
+            files.iter().filter_map(|p| gix::odb::pack::index::File::at(p, self.inner.object_hash()).ok()).collect();
+        ids.iter()
+            .map(|id| {
+                indices.iter().zip(0u32..).find_map(|(f, n)| f.lookup(id).map(|i| (n, f.pack_offset_at_index(i))))
+            })
+            .collect()
+    }
+
+    /// The grafted boundary commits when this is a shallow clone.
+    #[must_use]
+    pub fn shallow_boundary(&self) -> Option<&[ObjectId]> {
+        self.shallow.as_deref()
+    }
+
+    /// On a shallow clone, the sentence that says so and how to fix it: an object missing from
+    /// a shallow clone may exist upstream, so its absence proves nothing.
+    #[must_use]
+    pub fn shallow_hint(&self) -> Option<String> {
+        self.shallow
+            .as_ref()
+            .map(|_| format!("{} is a shallow clone: run `git fetch --unshallow` in it", self.path.display()))
+    }
+
+    /// Fails with [`Error::Shallow`] on a shallow clone.
+    ///
+    /// # Errors
+    /// On a shallow clone.
+    pub fn require_full_history(&self) -> Result<()> {
+        match &self.shallow {
+            Some(b) => Err(Error::Shallow {
+                path: self.path.clone(),
+                boundary: b.first().map(ToString::to_string).unwrap_or_default(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn missing(&self, id: ObjectId, what: &'static str) -> Error {
+        let hint = if self.shallow.is_some() {
+            format!(" (shallow clone: run `git fetch --unshallow` in {})", self.path.display())
+        } else if self.path.join(".git/objects/info/alternates").exists()
+            || self.path.join("objects/info/alternates").exists()
+        {
+            " (the repository borrows objects through alternates; verify the full clone)".to_owned()
+        } else {
+            String::new()
+        };
+        Error::MissingObject { path: self.path.clone(), id: Box::new(id), what, hint }
+    }
+
+    pub(super) fn corrupt(&self, id: ObjectId, what: &'static str, reason: impl std::fmt::Display) -> Error {
+        Error::CorruptObject {
+            path: self.path.clone(),
+            id: Box::new(id),
+            what,
+            reason: first_line(&reason.to_string()),
+        }
+    }
+
+    /// Raw object data of the expected kind.
+    pub(super) fn object(&self, id: ObjectId, kind: gix::object::Kind, what: &'static str) -> Result<Vec<u8>> {
+        match self.inner.try_find_object(id) {
+            Ok(Some(obj)) => {
+                if obj.kind != kind {
+                    return Err(self.corrupt(id, what, format!("it is a {}", obj.kind)));
+                }
+                Ok(obj.detach().data)
+            }
+            Ok(None) => Err(self.missing(id, what)),
+            Err(e) => Err(self.corrupt(id, what, e)),
+        }
+    }
+
+    /// Whether the object database holds `id` (never an id of the other object format: a
+    /// SHA-1 id names nothing in a SHA-256 repository, and the reverse).
+    #[must_use]
+    pub fn has(&self, id: ObjectId) -> bool {
+        id.kind() == self.inner.object_hash() && self.inner.has_object(id)
+    }
+
+    /// The object storage checked as files (every pack and index against its checksum, every
+    /// loose object in full, alternates included): the packs, or the first damaged file and why.
+    /// [`Repo::has`] answers from an index and cannot tell a damaged object from a sound one.
+    ///
+    /// # Errors
+    /// The damaged or unreadable file, named, with the reason.
+    pub fn storage(&self) -> std::result::Result<Vec<Pack>, String> {
+        storage::inspect(self.inner.objects.store_ref().path(), self.object_hash(), &std::sync::atomic::AtomicBool::new(false))
+    }
+
+    /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.
+    ///
+    /// # Errors
+    /// The pack and the reason, when an object in it is damaged.
+    pub fn verify_pack(&self, pack: &Pack) -> std::result::Result<(), String> {
+        storage::verify_pack(pack, self.object_hash(), &std::sync::atomic::AtomicBool::new(false))
+    }
+
+    /// The repository's object format (`extensions.objectFormat`; SHA-1 when unset).
+    #[must_use]
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.inner.object_hash()
+    }
+
+    /// Reads and decodes a commit.
+    ///
+    /// # Errors
+    /// Missing or corrupt commit.
+    pub fn commit(&self, id: ObjectId) -> Result<Commit> {
+        let data = self.object(id, gix::object::Kind::Commit, "commit")?;
+        let c = gix::objs::CommitRef::from_bytes(&data, self.inner.object_hash())
+            .map_err(|e| self.corrupt(id, "commit", e))?;
+        let person = |s: gix::actor::SignatureRef<'_>| -> Result<Person> {
+            let t = s.time().map_err(|e| self.corrupt(id, "commit", e))?;
+            Ok(Person {
+                name: s.name.to_str_lossy().into_owned(),
+                email: s.email.to_str_lossy().into_owned(),
+                time: t.seconds,
+                offset: t.offset,
+            })
+        };
+        Ok(Commit {
+            id,
+            tree: c.tree(),
+            parents: c.parents().collect(),
+            author: person(c.author().map_err(|e| self.corrupt(id, "commit", e))?)?,
+            committer: person(c.committer().map_err(|e| self.corrupt(id, "commit", e))?)?,
+            message: c.message.to_str_lossy().into_owned(),
+        })
+    }
+
+    /// Size of a blob without reading it.
+    ///
+    /// # Errors
+    /// Missing object.
+    pub fn blob_size(&self, id: ObjectId) -> Result<u64> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(h)) => Ok(h.size()),
+            Ok(None) => Err(self.missing(id, "blob")),
+            Err(e) => Err(self.corrupt(id, "blob", e)),
+        }
+    }
+
+    /// Stores `data` as a loose blob. Verification never writes; this serves harnesses that
+    /// substitute a record's bytes in a throwaway copy of a ledger (see `crossaudit::substitute`).
+    ///
+    /// # Errors
+    /// The object database is not writable.
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        self.inner
+            .write_blob(data)
+            .map(gix::Id::detach)
+            .map_err(|e| Error::Write { path: self.path.clone(), reason: e.to_string() })
+    }
+
+    /// A blob's bytes, any size (manifest hashing).
+    ///
+    /// # Errors
+    /// Missing or corrupt blob.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        self.object(id, gix::object::Kind::Blob, "blob")
+    }
+
+    /// A blob's bytes read into `buf`, which callers reuse across blobs: one-pass hashing of a
+    /// large tree then allocates (and the kernel zeroes) no fresh memory per blob.
+    ///
+    /// # Errors
+    /// Missing or corrupt blob, or an object of another kind.
+    pub fn blob_into<'a>(&self, id: ObjectId, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        use gix::objs::Find as _;
+        match self.inner.objects.try_find(&id, buf) {
+            Ok(Some(data)) if data.kind == gix::object::Kind::Blob => Ok(data.data),
+            Ok(Some(data)) => Err(self.corrupt(id, "blob", format!("it is a {}", data.kind))),
+            Ok(None) => Err(self.missing(id, "blob")),
+            Err(e) => Err(self.corrupt(id, "blob", e)),
+        }
+    }
+
+    /// A blob holding a record, refused above [`MAX_RECORD_BYTES`] before it is read.
+    ///
+    /// # Errors
+    /// Missing, corrupt or too large.
+    pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
+        let size = self.blob_size(id)?;
+        if size > MAX_RECORD_BYTES {
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                id: Box::new(id),
+                what: what.to_owned(),
+                size,
+                limit: MAX_RECORD_BYTES,
+            });
+        }
+        self.blob(id)
+    }
+
+    /// Entries of one tree (not recursive), in git order.
+    ///
+    /// # Errors
+    /// Missing or corrupt tree.
+    pub fn tree_children(&self, id: ObjectId) -> Result<Children> {
+        if let Some(cache) = &self.trees
+            && let Some(hit) = cache.lock().expect("tree cache lock is never poisoned").get(&id)
+        {
+            return Ok(hit.clone());
+        }
+        let data = self.object(id, gix::object::Kind::Tree, "tree")?;
+        let children: Children =
+            Arc::new(decode_tree(&data, self.inner.object_hash()).map_err(|e| self.corrupt(id, "tree", e))?);
+        if let Some(cache) = &self.trees {
+            cache.lock().expect("tree cache lock is never poisoned").insert(id, children.clone());
+        }
+        Ok(children)
+    }
+
+    /// The entry at `path` (`/`-separated) below `tree`, if any.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees on the way.
+    pub fn entry(&self, tree: ObjectId, path: &BStr) -> Result<Option<TreeEntry>> {
+        let mut current = tree;
+        let mut parts = path.split_str("/").filter(|p| !p.is_empty()).peekable();
+        while let Some(part) = parts.next() {
+            let children = self.tree_children(current)?;
+            let found =
+                children.iter().find(|(name, _, _)| name.as_slice() == part).map(|(n, k, i)| (n.clone(), *k, *i));
+            match found {
+                None => return Ok(None),
+                Some((_, kind, id)) if parts.peek().is_none() => {
+                    return Ok(Some(TreeEntry { path: path.to_owned(), kind, id }));
+                }
+                Some((_, EntryKind::Tree, id)) => current = id,
+                Some(_) => return Ok(None),
+            }
+        }
+        Ok(Some(TreeEntry { path: path.to_owned(), kind: EntryKind::Tree, id: tree }))
+    }
+
+    /// The bytes of the regular file at `path` in `commit`, `None` when absent or not a file.
+    ///
+    /// # Errors
+    /// Missing or corrupt objects, or a record above [`MAX_RECORD_BYTES`].
+    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        let tree = self.commit(commit)?.tree;
+        match self.entry(tree, path.into())? {
+            Some(e) if e.kind.is_file() => Ok(Some(self.record(e.id, path)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Reads a reftable repository's refs: the shared stack, and for a linked worktree its own
+/// stack, whose per-worktree refs (`HEAD`, `refs/worktree/`, `refs/bisect/`, `refs/rewritten/`)
+/// replace the shared ones.
+fn read_reftable(inner: &gix::Repository) -> Result<reftable::RefMap> {
+    let open_err = |e: reftable::ReftableError| Error::Open { path: e.path, reason: e.reason };
+    let mut refs = reftable::read_stack(&inner.common_dir().join("reftable"), inner.object_hash()).map_err(open_err)?;
+    let own = inner.git_dir().join("reftable");
+    if inner.git_dir() != inner.common_dir() && own.join("tables.list").exists() {
+        let per_worktree = |name: &BStr| {
+            !name.starts_with(b"refs/")
+                || [&b"refs/worktree/"[..], b"refs/bisect/", b"refs/rewritten/"].iter().any(|p| name.starts_with(p))
+        };
+        refs.retain(|name, _| !per_worktree(name.as_bstr()));
+        let mine = reftable::read_stack(&own, inner.object_hash()).map_err(open_err)?;
+        refs.extend(mine.into_iter().filter(|(name, _)| per_worktree(name.as_bstr())));
+    }
+    Ok(refs)
+}
+
+/// Creates an empty bare repository at `path` (created if missing) with `HEAD` on `main`,
+/// opened isolated from user and system configuration: the demo ledger and the test fixtures
+/// are written through it, so their bytes never depend on the machine. The error names why.
+///
+/// # Errors
+/// When the directory cannot be created or initialised.
+pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
+    std::fs::create_dir_all(path).map_err(|e| e.to_string())?;
+    let opts = gix::open::Options::isolated().config_overrides(["init.defaultBranch=main"]);
+    gix::ThreadSafeRepository::init_opts(path, gix::create::Kind::Bare, gix::create::Options::default(), opts)
+        .map(|r| r.to_thread_local())
+        .map_err(|e| e.to_string())
+}
+
+pub(super) fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or(s).to_owned()
+}

@@ -1,0 +1,135 @@
+//! Trees read through a [`Repo`]: every entry below a tree inside a scope, and the changes
+//! between two trees, each with an explicit stack and git's own nesting limit.
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
+
+use super::error::{Error, Result};
+use super::repo::Repo;
+use super::tree::{Change, EntryKind, Scope, TreeEntry};
+
+/// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused
+/// as corrupt rather than walked (their paths alone would grow quadratically).
+pub const MAX_TREE_DEPTH: usize = 4096;
+
+impl Repo {
+    /// Every entry below `tree` inside `scope`, recursively, sorted by path bytes.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees.
+    pub fn walk(&self, tree: ObjectId, scope: &Scope) -> Result<Vec<TreeEntry>> {
+        let mut out = Vec::new();
+        walk(self, tree, scope, &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Changes from `old` to `new` (trees), descending only into subtrees whose ids differ.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees.
+    pub fn diff(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>> {
+        let mut out = Vec::new();
+        diff(self, old, new, &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+}
+
+fn join(base: &BString, name: &BStr) -> BString {
+    let mut p = base.clone();
+    if !p.is_empty() {
+        p.push_byte(b'/');
+    }
+    p.push_str(name);
+    p
+}
+
+fn walk(repo: &Repo, tree: ObjectId, scope: &Scope, out: &mut Vec<TreeEntry>) -> Result<()> {
+    // An explicit stack instead of recursion: a hostile tree cannot exhaust the thread's stack.
+    let mut stack = vec![(tree, BString::default(), 0usize)];
+    while let Some((id, base, depth)) = stack.pop() {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(repo, id));
+        }
+        for (name, kind, child) in repo.tree_children(id)?.iter() {
+            let (kind, child) = (*kind, *child);
+            let path = join(&base, name.as_bstr());
+            if kind == EntryKind::Tree {
+                if scope.may_contain(path.as_bstr()) {
+                    stack.push((child, path, depth + 1));
+                }
+            } else if scope.contains(path.as_bstr()) {
+                out.push(TreeEntry { path, kind, id: child });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn too_deep(repo: &Repo, id: ObjectId) -> Error {
+    repo.corrupt(
+        id,
+        "tree",
+        format!("trees nested deeper than {MAX_TREE_DEPTH} levels (git's default core.maxTreeDepth)"),
+    )
+}
+
+fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
+    let list = |t: Option<ObjectId>| -> Result<Vec<(BString, EntryKind, ObjectId)>> {
+        let mut v = match t {
+            Some(t) => repo.tree_children(t)?.as_ref().clone(),
+            None => Vec::new(),
+        };
+        // git orders a tree `d` as `d/`; a plain name order pairs `d` (file) with `d` (tree).
+        v.sort_by(|x, y| x.0.cmp(&y.0));
+        Ok(v)
+    };
+    let mut stack = vec![(old, new, BString::default(), 0usize)];
+    while let Some((old, new, base, depth)) = stack.pop() {
+        if old == new {
+            continue;
+        }
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(repo, new.or(old).expect("old != new, so one side is present")));
+        }
+        let a = list(old)?;
+        let b = list(new)?;
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let ord = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, _) => std::cmp::Ordering::Greater,
+            };
+            let (left, right) = match ord {
+                std::cmp::Ordering::Less => {
+                    i += 1;
+                    (Some(&a[i - 1]), None)
+                }
+                std::cmp::Ordering::Greater => {
+                    j += 1;
+                    (None, Some(&b[j - 1]))
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    (Some(&a[i - 1]), Some(&b[j - 1]))
+                }
+            };
+            let name = left.or(right).expect("one side is present").0.as_bstr();
+            let path = join(&base, name);
+            let lt = left.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
+            let rt = right.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
+            let lf = left.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
+            let rf = right.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
+            if lf != rf {
+                out.push(Change { path: path.clone(), old: lf, new: rf });
+            }
+            if lt != rt {
+                stack.push((lt, rt, path, depth + 1));
+            }
+        }
+    }
+    Ok(())
+}

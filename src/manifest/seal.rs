@@ -1,0 +1,42 @@
+//! Whether a repository's stored objects are still the ones a cached answer stood for.
+//!
+//! An entry of the persistent cache (a blob's digest, a cycle's results, a tree diff) was
+//! computed from objects read at the time; it may answer again only while reading those objects
+//! now would give the same bytes, or a run through the cache would differ from `--no-cache` on
+//! a damaged repository. "The object database has the id" is an index lookup and says nothing
+//! about a damaged pack or loose file. A repository is **sealed** for a run when:
+//! - every pack and its index match their trailer checksums and every loose object inflates
+//!   and hashes to its id (checked once per run: reading the storage's bytes, without
+//!   inflating the packs), and
+//! - every pack, named by its checksum, has once been read in full by a run with this cache
+//!   key (every object inflated, its delta chain resolved, its id recomputed), the fact kept as
+//!   an authenticated cache entry. A pack seen for the first time (a fresh clone) is read in
+//!   full once; a pack that fails is never recorded, so its repository stays unsealed.
+//!
+//! An unsealed repository gets no answer from the cache: everything is recomputed and the
+//! damage is reported where a check reads it, exactly as without the cache.
+
+use crate::cache::Cache;
+use crate::git::Repo;
+
+/// Prefix of the table keys recording a pack read in full.
+const KIND: &[u8] = b"pack-verified/";
+
+/// Whether entries of `cache` may answer for objects of `repo` in this run.
+pub fn sealed(cache: &Cache, repo: &Repo) -> bool {
+    let name = format!("sealed:{}", repo.path().display());
+    cache.once_per_run(&name, || {
+        let Ok(packs) = repo.storage() else { return false };
+        packs.iter().all(|pack| {
+            let key = [KIND, pack.checksum.as_bytes()].concat();
+            if cache.get(&key).is_some() {
+                return true;
+            }
+            let whole = repo.verify_pack(pack).is_ok();
+            if whole {
+                cache.put(&key, b"");
+            }
+            whole
+        })
+    })
+}
