@@ -51,6 +51,21 @@ fn assert_twins_agree(fixture: &str, repos: &[&str], flags: &[&str]) {
     assert_eq!(got, want, "{fixture}: reports differ");
 }
 
+/// The one difference between the twins (specs/crossaudit.md "Ref storage"): a reflog entry
+/// is read through gix in the files format, and refused with the command that resolves it in
+/// reftable, never resolved against the ref's current value.
+#[test]
+fn a_reflog_revision_in_reftable_is_refused_with_the_command() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let files = support::materialize("v1-genuine", &tmp.path().join("files"));
+    let twin = tmp.path().join("twin");
+    reftable_twin(&files.join("science"), &twin);
+    let o = support::crossverify().args(["manifest", path(&twin), "HEAD@{1}"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not read from reftable") && err.contains("git rev-parse 'HEAD@{1}'"), "{err}");
+}
+
 #[test]
 fn paired_ledger_verifies_as_its_reftable_twin() {
     assert_twins_agree("demo", &["audit", "science"], &["--audit", "--science"]);

@@ -79,6 +79,13 @@ fn reftable_rev(refs: &reftable::RefMap, rev: &str) -> std::result::Result<Strin
     // A ref name cannot contain `~`, `^`, `:` or `@{`, so the first of them ends it.
     let cut = rev.find(['~', '^', ':']).into_iter().chain(rev.find("@{")).min().unwrap_or(rev.len());
     let (name, rest) = rev.split_at(cut);
+    // The reader reads ref blocks only: a reflog entry would be resolved against nothing (or
+    // worse, against the id the name holds now). Said, with the command that resolves it.
+    if rest.starts_with("@{") {
+        return Err(format!(
+            "reflog entries (`@{{…}}`) are not read from reftable ref storage; resolve it with `git rev-parse '{rev}'` and give the commit id"
+        ));
+    }
     if name.is_empty() {
         return Ok(rev.to_owned());
     }
