@@ -199,14 +199,9 @@ fn a_planted_back_edge_is_reported() {
 type Exception = (&'static str, &'static str, &'static str, &'static str);
 
 /// Child → parent-file edges of `src/` that still close a circle, each with why it is left for
-/// now. An entry that no longer closes a circle fails the test: the table only shrinks. The
-/// fixture crate has none.
-const CIRCLE_EXCEPTIONS: &[Exception] = &[(
-    "crossaudit",
-    "stats",
-    "mod",
-    "the statistics adapter (stats/input.rs) crawls a receipt ledger through the module's face (`Options`, `lifecycle_records`), as `crossverify ledger` does",
-)];
+/// now. An entry that no longer closes a circle fails the test: the table only shrinks. Empty:
+/// neither `src/` nor the fixture crate has a circle left (issue 22).
+const CIRCLE_EXCEPTIONS: &[Exception] = &[];
 
 /// Folders whose children are checks of one invariant family each, and the modules above them
 /// (the orchestrators) that a check may not import; `crossaudit` itself is the module's face.
@@ -632,7 +627,6 @@ fn planted_circles_and_check_imports_are_reported() {
             "src/crossaudit/invariants/i1.rs:2: crossaudit: `invariants` imports `crawl`, which leads back to `invariants`: an import circle".to_owned(),
             "src/crossaudit/load/read.rs:1: crossaudit/load: `read` imports `shard`, which leads back to `read`: an import circle".to_owned(),
             "src/crossaudit/load/shard.rs:1: crossaudit/load: `shard` imports `read`, which leads back to `shard`: an import circle".to_owned(),
-            "the exception crossaudit: stats -> mod is no longer needed: remove it from CIRCLE_EXCEPTIONS".to_owned(),
         ]
     );
     assert_eq!(
@@ -674,5 +668,128 @@ fn planted_circles_in_the_fixture_crate_are_reported() {
             "ledger-fixtures/src/mint/mod.rs:3: mint: `mod` imports `scenario`, which leads back to `mod`: an import circle".to_owned(),
             "ledger-fixtures/src/mint/scenario.rs:1: mint: `scenario` imports `mod`, which leads back to `scenario`: an import circle".to_owned(),
         ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic layers name no protocol: they know records, durations, counts, distributions and
+// claims, and take every protocol's words (its decisions, its numbering, its files, what its
+// views call the order of its records) from the protocol's adapter.
+
+/// Layers that must name no protocol, tests included. The other generic layers join the list as
+/// they are cleared (issue 22).
+const PROTOCOL_FREE: &[&str] = &["stats"];
+
+/// Words that name a protocol, its records or its verdicts, matched at the start of a word in
+/// any case: `ledgers` and `Receipt` are caught, `determined` is not.
+const PROTOCOL_WORDS: &[&str] = &[
+    "crossaudit",
+    "crossexam",
+    "proof-or-stop",
+    "proof_or_stop",
+    "ledger",
+    "receipt",
+    "runner",
+    "constitution",
+    "transcript",
+    "freeze",
+    "mining",
+    "mined",
+    "cycles.jsonl",
+    "cycles-b.json",
+    "summary.json",
+    "analysis.json",
+    "findings_lifecycle.json",
+    "findings.json",
+    "bus.jsonl",
+];
+
+/// Verdict and numbering words matched as written, at the start of a word (`PASS_WITH_CAVEATS`
+/// and `CYCLE-000001` are caught, `LIFECYCLE` is not).
+const PROTOCOL_TOKENS: &[&str] = &["CYCLE", "PASS", "BLOCK"];
+
+/// Every protocol word in the files of the protocol-free layers, one line per word and line.
+fn protocol_words(files: &[(PathBuf, String)]) -> Vec<String> {
+    let starts_word =
+        |text: &str, at: usize| text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_');
+    let found = |text: &str, word: &str| {
+        let mut from = 0;
+        while let Some(k) = text[from..].find(word) {
+            let at = from + k;
+            let end = at + word.len();
+            let upper_token_ends = word.chars().all(|c| c.is_ascii_uppercase())
+                && text[end..].chars().next().is_some_and(char::is_alphabetic);
+            if starts_word(text, at) && !upper_token_ends {
+                return true;
+            }
+            from = end;
+        }
+        false
+    };
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        let Some(m) = module_of(rel) else { continue };
+        if !PROTOCOL_FREE.contains(&m.as_str()) {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            let words = PROTOCOL_WORDS.iter().filter(|w| found(&lower, w));
+            for w in words.chain(PROTOCOL_TOKENS.iter().filter(|t| found(line, t))) {
+                out.push(format!(
+                    "src/{}:{}: {m} names `{w}`: a protocol word in a generic layer",
+                    rel.display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_protocol_word_in_a_generic_layer() {
+    let v = protocol_words(&sources());
+    assert!(
+        v.is_empty(),
+        "{} protocol word(s) in a generic layer; take them from the protocol's adapter (docs/development.md):\n{}",
+        v.len(),
+        v.join("\n")
+    );
+}
+
+#[test]
+fn a_planted_protocol_word_is_reported() {
+    let file = |p: &str, t: &str| (PathBuf::from(p), t.to_owned());
+    let planted = vec![
+        file(
+            "stats/views.rs",
+            "// Cycles in Ledger order.\nlet gate = (\"PASS_WITH_CAVEATS\", \"BLOCK\");\nuse super::checks::LIFECYCLE; // determined, PASSES\n",
+        ),
+        file("stats/input.rs", "const F: &str = \"cycles.jsonl\"; // CYCLE-000001\n"),
+        // A protocol's own directory may use its words.
+        file("crossaudit/stats/input.rs", "const F: &str = \"cycles.jsonl\"; // CYCLE-000001 PASS\n"),
+    ];
+    assert_eq!(
+        protocol_words(&planted),
+        vec![
+            "src/stats/views.rs:1: stats names `ledger`: a protocol word in a generic layer".to_owned(),
+            "src/stats/views.rs:2: stats names `PASS`: a protocol word in a generic layer".to_owned(),
+            "src/stats/views.rs:2: stats names `BLOCK`: a protocol word in a generic layer".to_owned(),
+            "src/stats/input.rs:1: stats names `cycles.jsonl`: a protocol word in a generic layer".to_owned(),
+            "src/stats/input.rs:1: stats names `CYCLE`: a protocol word in a generic layer".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn a_stale_circle_exception_is_reported() {
+    let file = |p: &str, t: &str| (PathBuf::from(p), t.to_owned());
+    let planted =
+        vec![file("lib.rs", "pub mod git;\n"), file("git/mod.rs", "mod repo;\nmod tree;\n"), file("git/tree.rs", "")];
+    let stale: &[Exception] = &[("git", "tree", "mod", "was a circle once")];
+    assert_eq!(
+        circles(LIB, &planted, stale),
+        vec!["the exception git: tree -> mod is no longer needed: remove it from CIRCLE_EXCEPTIONS".to_owned()]
     );
 }

@@ -1,4 +1,4 @@
-//! The demo ledger embedded in the binary (`ledger-fixtures/demo-ledger/`) is byte for byte what
+//! The demo ledger embedded in the binary (`src/crossaudit/demo-ledger/`) is byte for byte what
 //! the fixture minter makes from `ledger-fixtures/demo-signed.toml` today (with its allowed-signers file), and `demo` unpacks it to
 //! the same commits. `CROSSVERIFY_UPDATE_DEMO=1 cargo test --test demo_ledger` regenerates it.
 
@@ -12,7 +12,7 @@ fn embedded_demo_ledger_is_what_the_minter_makes() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let minted = tmp.path().join("minted");
     mint::build_file(&support::root().join("ledger-fixtures/demo-signed.toml"), &minted).expect("the demo mints");
-    let dir = support::root().join("ledger-fixtures/demo-ledger");
+    let dir = support::root().join("src/crossaudit/demo-ledger");
     for repo in ["science", "audit"] {
         let fresh = demo::archive(&minted.join(repo)).expect("archive");
         let path = dir.join(format!("{repo}.objects"));

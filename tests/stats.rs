@@ -416,3 +416,31 @@ fn a_deployed_ledger_reports_its_audit_outcome() {
     assert_eq!(o["decision"]["label"], "admission not published by this ledger format");
     assert_eq!(o["tone"], "bad");
 }
+
+/// A figure a protocol cannot measure is "not measured" because its adapter declared so, with
+/// the adapter's reason; and each protocol's views speak of its own records, not CrossAudit's.
+#[test]
+fn each_protocol_declares_what_it_cannot_measure_and_names_its_own_order() {
+    let transcript = "test-vectors/crossexam/real/claim-and-concede/_Msg";
+    let (code, r) = report(&["stats", transcript]);
+    assert_eq!(code, 0, "{r:#}");
+    let s = &r["stats"];
+    for (figure, why) in [("numbering_gaps", "bus lines"), ("decision_is_definitional", "message types")] {
+        assert!(s[figure].is_null(), "{figure}: {}", s[figure]);
+        let reason = s["notMeasured"][figure].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "{figure}: {reason}");
+    }
+    assert!(s["decisions"].is_object(), "a transcript's decisions are still counted: {}", s["decisions"]);
+    let (_, table, _) = run(&["stats", transcript]);
+    assert!(table.contains("closure lag (bus positions)") && table.contains("Cycles in bus order"), "{table}");
+    assert!(!table.contains("CYCLE") && !table.contains("ledger"), "{table}");
+
+    let (_, table, _) = run(&["stats", "test-vectors/proof-or-stop/stats"]);
+    assert!(table.contains("closure lag (round positions)") && table.contains("Cycles in round order"), "{table}");
+    assert!(!table.contains("CYCLE") && !table.contains("ledger"), "{table}");
+
+    // CrossAudit's own words stay where they were.
+    let (_, table, _) = run(&["stats", FIRST_FREEZE]);
+    assert!(table.contains("closure lag (ledger positions)"), "{table}");
+    assert!(table.contains("lag counts ledger positions and CYCLE numbers"), "{table}");
+}

@@ -1,6 +1,6 @@
 //! The demo ledger that ships in the binary: the two bare repositories the fixture minter makes
 //! from `ledger-fixtures/demo-signed.toml` (`demo.toml` with signed audit commits) with its
-//! allowed-signers file, stored as object archives (`ledger-fixtures/demo-ledger/`,
+//! allowed-signers file, stored as object archives (`src/crossaudit/demo-ledger/`,
 //! regenerated and checked byte for byte by `tests/demo_ledger.rs`) so the release binary
 //! carries no minter and `demo` needs no git CLI.
 //!
@@ -12,13 +12,13 @@ use std::path::Path;
 use gix::objs::Write as _;
 
 /// The science repository's archive.
-const SCIENCE: &[u8] = include_bytes!("../../ledger-fixtures/demo-ledger/science.objects");
+const SCIENCE: &[u8] = include_bytes!("demo-ledger/science.objects");
 /// The audit repository's archive.
-const AUDIT: &[u8] = include_bytes!("../../ledger-fixtures/demo-ledger/audit.objects");
+const AUDIT: &[u8] = include_bytes!("demo-ledger/audit.objects");
 
 /// The allowed-signers file the demo's audit commits are verified against (a test key anyone
 /// can re-derive: it anchors the demo, nothing real).
-pub const ALLOWED_SIGNERS: &str = include_str!("../../ledger-fixtures/demo-ledger/allowed_signers");
+pub const ALLOWED_SIGNERS: &str = include_str!("demo-ledger/allowed_signers");
 
 /// Writes the demo ledger's bare repositories to `out/science` and `out/audit`, and its
 /// allowed-signers file to `out/allowed_signers`.

@@ -14,10 +14,10 @@
 //! record formats (`records/`, and the deployed ledger in `deployed/`); loading a ledger and the
 //! shard plan (`load/`); the model of one cycle every check reads (`model/`); one file per
 //! invariant family (`invariants/`), none importing another; the cross-cycle replay
-//! (`replay/`); the crawl that drives them and the per-receipt cache (`crawl/`); and on top the
-//! commands, their views and the front-door detector (`commands/`), beside the conversion for
-//! `stats` and its figure rules (`stats/`) and the protocol's entry in the registry
-//! (`protocol.rs`).
+//! (`replay/`); the crawl that drives them and the per-receipt cache (`crawl/`); above it the
+//! statistics adapter, which converts a ledger for `stats` and declares its figure rules
+//! (`stats/`); and on top the commands, their views and the front-door detector (`commands/`),
+//! beside the protocol's entry in the registry (`protocol.rs`).
 
 pub mod checks;
 mod commands;
@@ -32,11 +32,12 @@ mod records;
 mod replay;
 pub mod stats;
 pub use stats::input as stats_input;
+pub use stats::receipts::lifecycle_records;
 
 pub use checks::INVARIANTS;
 #[cfg(feature = "cli")]
 pub use commands::ledger::demo;
-pub use commands::ledger::{ledger, lifecycle_records, receipt};
+pub use commands::ledger::{ledger, receipt};
 pub use commands::views::conformance;
 pub use commands::{batch, detect};
 pub use crawl::substitute;

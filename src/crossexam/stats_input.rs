@@ -9,16 +9,12 @@ use std::path::Path;
 use crate::manifest::Digest;
 use crate::stats::Error;
 use crate::stats::input::Input;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, Gate, Group, InputKind, Numbering, Records};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Records, Terms};
 
-/// What `crossverify stats` read. A transcript's decisions are message types, none of which
-/// is exempt or calls for a blocking finding, and its numbers are the tool's line numbers;
-/// gaps are named `CYCLE-NNNNNN`, as `stats` named them before protocols declared their
-/// numbering, so that reports stay byte-identical (naming them `#N`, as the records are, is
-/// a deliberate change of output still to make).
+/// What `crossverify stats` read: records in bus order, numbered by the tool's bus lines. It
+/// declares no gate and no numbering: its records say so ([`read`]).
 pub const TRANSCRIPT: InputKind = InputKind::new("crossexam-transcript", "a CrossExam transcript (_Msg/ directory)")
-    .gate(Gate { exempt: None, blocked: None })
-    .numbering(Numbering { name: |n| format!("CYCLE-{n:06}"), unnumbered: "some bus lines carry no tool number" });
+    .terms(Terms { order: "bus", number: "bus line" });
 
 /// Whether `path` looks like a `_Msg/` directory (it holds `bus.jsonl`).
 #[must_use]
@@ -49,6 +45,14 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<Input, Error> {
     records.cannot_measure(
         &[Group::Severity, Group::Labels, Group::Scopes, Group::Rules, Group::DecisionVsBlocking],
         "claims carry no severity, evidence class, scope or rule citation",
+    );
+    records.cannot_measure(
+        &[Group::Gate],
+        "a transcript's decisions are message types: none calls for a blocking finding or passes whatever its findings",
+    );
+    records.cannot_measure(
+        &[Group::Numbering],
+        "records are the arguing messages only, so the bus lines between them (other messages) leave gaps that name no missing record",
     );
     records.caveat(
         "closure_lag",

@@ -295,7 +295,11 @@ impl Repo {
     /// # Errors
     /// The damaged or unreadable file, named, with the reason.
     pub fn storage(&self) -> std::result::Result<Vec<Pack>, String> {
-        storage::inspect(self.inner.objects.store_ref().path(), self.object_hash(), &std::sync::atomic::AtomicBool::new(false))
+        storage::inspect(
+            self.inner.objects.store_ref().path(),
+            self.object_hash(),
+            &std::sync::atomic::AtomicBool::new(false),
+        )
     }
 
     /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.

@@ -11,12 +11,13 @@ use crate::manifest::Digest;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::Error;
 use crate::stats::input::Input;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Numbering, Records};
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Numbering, Records, Terms};
 
 /// The input kind `stats` reports.
 pub const KIND: InputKind =
     InputKind::new("proof-or-stop-findings", "Proof-or-Stop findings.json records, one cycle per review round")
-        .numbering(Numbering { name: |n| format!("R{n}"), unnumbered: "some review rounds carry no number" });
+        .numbering(Numbering { name: |n| format!("R{n}"), unnumbered: "some review rounds carry no number" })
+        .terms(Terms { order: "round", number: "round" });
 
 const FINDINGS: &str = "findings.json";
 
@@ -100,7 +101,10 @@ pub fn records(stories: &[Findings]) -> Records {
     }
     r.cannot_measure(&[Group::Durations], "findings.json records rounds, not times");
     r.cannot_measure(&[Group::Models], "review records name lanes and hosts, not models");
-    r.cannot_measure(&[Group::Decisions, Group::DecisionVsBlocking], "a review round has no single decision");
+    r.cannot_measure(
+        &[Group::Decisions, Group::Gate, Group::DecisionVsBlocking],
+        "a review round has no single decision",
+    );
     r.cannot_measure(&[Group::Scopes, Group::Rules], "Proof-or-Stop findings cite no rules and block no scopes");
     r.cannot_measure(&[Group::Labels], "Proof-or-Stop findings carry no source or class label");
     r.cannot_measure(&[Group::FixCommits], "resolutions name rounds, not fix commits");

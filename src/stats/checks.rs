@@ -11,10 +11,7 @@ pub static FAMILY: Family = Family {
     code_ok: |c| prefix_and_digits(c, "CV-S", 3),
     group_label: None,
     group_ok: no_group,
-    sources: &[(
-        "real-ledger note",
-        "real-ledger note: [specs/notes/crossaudit-real-ledgers.md](../../specs/notes/crossaudit-real-ledgers.md)",
-    )],
+    sources: &[],
     tones: &[],
     first_views: &[],
     location_inputs: &["path", "repo", "science"],
@@ -35,12 +32,12 @@ pub static CLAIM: Check = Check {
            with 2.1) or within the explicit tolerance; anything else must be equal. A figure the input cannot \
            support (a `null` in `stats`, with its reason in `notMeasured`) makes the claim `cantTell`, never \
            `passed`. See `docs/claims.md`.",
-    why: "A paper that publishes its supervision ledger invites its figures to be recomputed rather than \
-          trusted. This is statcheck for supervision ledgers: each stated number is either reproduced from the \
+    why: "A paper that publishes its supervision records invites its figures to be recomputed rather than \
+          trusted. This is statcheck for supervision records: each stated number is either reproduced from the \
           records, contradicted with the recomputed value beside it, or shown to be beyond what the records can \
           support.",
     example: "CV-S001 failed /closure_lag/mean: stated 2.5, recomputed 1.25 (allowance ±0.05)",
-    spec: "[specs/stats.md#cv-s001](../../specs/stats.md#cv-s001); [docs/claims.md](../claims.md); real-ledger note §4 (how the published figures are computed)",
+    spec: "[specs/stats.md#cv-s001](../../specs/stats.md#cv-s001) (how the figures are computed); [docs/claims.md](../claims.md)",
 };
 
 /// A published summary file vs its own records.
@@ -50,17 +47,18 @@ pub static PUBLISHED: Check = Check {
     level: Level::Error,
     family: &FAMILY,
     group: None,
-    summary: "Each field of a summary.json or analysis.json beside the records agrees with the recomputation from those records",
-    what: "When `summary.json` (beside `cycles.jsonl`) or `analysis.json` (beside `cycles-b.json`) is present, \
-           every field is compared with the same figure recomputed from the records, with the precision rule of \
-           CV-S001 (`n_confirmed_real` ↔ `closed`, `survived_multiple_audits` ↔ `recurring`, `severity` ↔ \
-           first-seen severity, also accepted when it matches the per-occurrence reading, and so on). Fields that \
-           do not follow from the records at all (the `freeze` heads; `n_science_fix_commits` without \
-           `--science`) are reported by CV-S005 (info) with the input that would make them checkable.",
+    summary: "Each field of a published summary beside the records agrees with the recomputation from those records",
+    what: "When a published summary is present beside the records it was computed from (the protocol's \
+           statistics adapter declares which files those are and which figure each field states), every field \
+           is compared with the same figure recomputed from those records, with the precision rule of CV-S001; a \
+           count of first-seen severities is also accepted when it matches the per-occurrence reading. Fields \
+           that do not follow from the records at all (repository states at publication time; fix-commit counts \
+           without `--science`) are reported by CV-S005 (info) with the input that would make them checkable. \
+           The files each protocol declares are listed in the spec.",
     why: "A published summary that disagrees with the records it was computed from is a finding in itself: one of \
           the two is wrong, and the paper's figures came from the summary.",
-    example: "CV-S002 failed summary.json n_distinct_findings: summary.json says 15; the records give 14",
-    spec: "[specs/stats.md#cv-s002](../../specs/stats.md#cv-s002); real-ledger note §2.4, §2.5, §4, §5.1",
+    example: "CV-S002 failed totals.json n_distinct_findings: totals.json says 15; the records give 14",
+    spec: "[specs/stats.md#cv-s002](../../specs/stats.md#cv-s002)",
 };
 
 /// A lifecycle entry vs the records.
@@ -70,16 +68,17 @@ pub static LIFECYCLE: Check = Check {
     level: Level::Error,
     family: &FAMILY,
     group: None,
-    summary: "Each entry of findings_lifecycle.json agrees with the lifecycle recomputed from cycles.jsonl",
-    what: "For every entry of `findings_lifecycle.json`: `severity` (first seen), `first_raised`, `raised_in`, \
+    summary: "Each entry of a published finding lifecycle agrees with the lifecycle recomputed from its records",
+    what: "For every entry of a published finding lifecycle (a file the protocol's statistics adapter declares): \
+           `severity` (first seen), `first_raised`, `raised_in`, \
            `closed_confirmed_in` and `rules_cited` (first occurrence) are recomputed from the cycle records and \
            compared; an ID in the file but never raised, or raised but absent from the file, fails. \
            `fix_commits` needs the science repository: with `--science` it is recomputed from the log (as sets of \
            12-hex prefixes), without it one `cantTell` result names the entries that carry it.",
     why: "The lifecycle file is where closure lag, recurrence and first-seen severity are read from; an entry \
           that does not follow from the cycle records makes every figure built on it unreliable.",
-    example: "CV-S003 failed findings_lifecycle.json F-006: closed_confirmed_in: stated \"CYCLE-000004\", recomputed \"CYCLE-000005\"",
-    spec: "[specs/stats.md#cv-s003](../../specs/stats.md#cv-s003); real-ledger note §2.3, §5.1 steps 3–5",
+    example: "CV-S003 failed lifecycle.json F-006: closed_confirmed_in: stated \"C-000004\", recomputed \"C-000005\"",
+    spec: "[specs/stats.md#cv-s003](../../specs/stats.md#cv-s003)",
 };
 
 /// Reading the input records.
@@ -91,17 +90,17 @@ pub static RECORDS_READABLE: Check = Check {
     group: None,
     summary: "The input's records are read strictly and converted into the statistics record model",
     what: "Parses every record file of the input strictly (duplicate keys, lone surrogates and trailing data are \
-           refused) and checks the fields the figures use (`cycle_id`/`cid`, `decision`, `findings` with \
-           `finding_id`/`fid`, lists where lists are expected; `n_findings` equal to the number of findings \
-           listed). A malformed cycle record fails and every figure that needs it becomes not measured. A v1 or \
-           receipt-schema-2 ledger in git is crawled and verified as by `crossverify ledger` (with `--science` \
-           for a paired one) and converted; found in a plain directory it is `untested`: its records are read \
-           from git objects, so give the repository.",
+           refused) and checks the fields the figures use (each cycle's ID and decision, its findings with their \
+           IDs, lists where lists are expected, a stated finding count equal to the number of findings listed). \
+           A malformed cycle record fails and every figure that needs it becomes not measured. Records that \
+           live in git objects are read and verified there, as the protocol's own command verifies them (with \
+           `--science` when it needs one); found in a plain directory they are `untested`: give the repository. \
+           What each protocol's adapter reads is listed in the spec.",
     why: "Figures computed around an unreadable record would be wrong without saying so; a duplicate key can \
           show one value to a Python reader and another to us. Refusing, and saying which figures that costs, is \
           the only honest output.",
-    example: "CV-S004 failed cycles.jsonl line 3: not strict JSON: line 1, column 120: duplicate key \"decision\"",
-    spec: "[specs/stats.md#cv-s004](../../specs/stats.md#cv-s004); real-ledger note §2.2, §2.5; `src/stats/model.rs` (the record model a converter fills)",
+    example: "CV-S004 failed records.jsonl line 3: not strict JSON: line 1, column 120: duplicate key \"decision\"",
+    spec: "[specs/stats.md#cv-s004](../../specs/stats.md#cv-s004); `src/stats/model.rs` (the record model a converter fills)",
 };
 
 /// A published figure that no reading of the inputs given can check.
@@ -112,17 +111,18 @@ pub static NOT_CHECKABLE: Check = Check {
     family: &FAMILY,
     group: None,
     summary: "A published field that cannot be recomputed from the inputs given is named, with the input that would make it checkable",
-    what: "Some fields of `summary.json` and `findings_lifecycle.json` do not follow from the cycle records: the \
-           `freeze` heads name repository states at mining time, and `n_science_fix_commits` and `fix_commits` \
-           come from the science repository's log. Without that input the field is `cantTell` here, at info \
-           level, with the input that would make it checkable (`--science REPO`, at the freeze head with \
-           `--science-rev`); with it, the field is `passed` here and compared by CV-S002 or CV-S003. Fields the \
+    what: "Some fields of a published summary or finding lifecycle do not follow from the cycle records: \
+           repository states at publication time (the protocol's statistics adapter declares which fields), and \
+           fix-commit counts and lists, which come from the science repository's log. Without that input the \
+           field is `cantTell` here, at info level, with the input that would make it checkable (`--science \
+           REPO`, at the revision the summary was computed at with `--science-rev`); with it, the field is \
+           `passed` here and compared by CV-S002 or CV-S003. Fields the \
            records should support but do not (an unreadable record) stay `cantTell` under CV-S002 and CV-S003.",
     why: "A figure no input given can check is not evidence against the records, and must not keep every run \
           on the paper's own published records inconclusive; saying what would make it checkable keeps it from \
           passing silently.",
-    example: "CV-S005 cantTell summary.json n_science_fix_commits: not checkable from these inputs: it counts commits in the science repository's log; give it with --science REPO --science-rev <freeze head>",
-    spec: "[specs/stats.md#cv-s005](../../specs/stats.md#cv-s005); real-ledger note §2.4, §5.1 steps 1 and 5",
+    example: "CV-S005 cantTell totals.json n_science_fix_commits: not checkable from these inputs: they come from the science repository's log; give it with --science REPO",
+    spec: "[specs/stats.md#cv-s005](../../specs/stats.md#cv-s005)",
 };
 
 /// Checks owned by this module.

@@ -243,7 +243,7 @@ mod tests {
         assert!(parse("\"/cycles\" = { value = 7, tolerance = -1 }").is_err());
         assert!(parse("\"/cycles\" = { value = 7, tol = 1 }").is_err());
         // A table without `value` is a map-valued claim.
-        let m = parse("\"/decisions\" = { BLOCK = 5, PASS = 1 }").expect("map claim");
+        let m = parse("\"/decisions\" = { stop = 5, accept = 1 }").expect("map claim");
         assert!(matches!(m[0].value, Stated::Object(_)));
     }
 }

@@ -237,11 +237,11 @@ mod tests {
 
     #[test]
     fn maps_and_lists() {
-        let stated = Stated::Object([("BLOCK".to_owned(), n("5")), ("PASS".to_owned(), n("0"))].into());
-        assert!(differences(&stated, &json!({"BLOCK": 5}), None, Keys::Counts).is_empty());
-        assert_eq!(differences(&stated, &json!({"BLOCK": 5, "PASS": 1}), None, Keys::Counts).len(), 1);
-        assert_eq!(differences(&stated, &json!({"BLOCK": 5, "X": 1}), None, Keys::Counts).len(), 1);
-        assert_eq!(differences(&stated, &json!({"BLOCK": 5}), None, Keys::Exact).len(), 1);
+        let stated = Stated::Object([("stop".to_owned(), n("5")), ("accept".to_owned(), n("0"))].into());
+        assert!(differences(&stated, &json!({"stop": 5}), None, Keys::Counts).is_empty());
+        assert_eq!(differences(&stated, &json!({"stop": 5, "accept": 1}), None, Keys::Counts).len(), 1);
+        assert_eq!(differences(&stated, &json!({"stop": 5, "X": 1}), None, Keys::Counts).len(), 1);
+        assert_eq!(differences(&stated, &json!({"stop": 5}), None, Keys::Exact).len(), 1);
         let part = Stated::Object([("median".to_owned(), n("1"))].into());
         assert!(differences(&part, &json!({"median": 1, "mean": 1.25}), None, Keys::Subset).is_empty());
         let list = Stated::Array(vec![n("7"), n("4")]);

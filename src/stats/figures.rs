@@ -33,7 +33,7 @@ pub const COUNT_MAPS: &[&str] = &[
 /// `source:` line, a null severity). Python's `json` writes a `None` key as `"null"`.
 pub const NULL_KEY: &str = "null";
 
-/// Fix commits found in the science repository's log (mining script step 5).
+/// Fix commits found in the science repository's log, as the protocol's fix rule reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Science {
     /// The science commit the log was read from.
@@ -51,7 +51,7 @@ pub struct Lifecycle {
     pub id: String,
     /// Severity at first sight.
     pub severity: Option<String>,
-    /// Ledger positions (0-based) of the cycles listing it.
+    /// Record positions (0-based) of the cycles listing it.
     pub raised_in: Vec<usize>,
     /// Position of the first cycle, after its first raise, that verifies it closed.
     pub closed_in: Option<usize>,
@@ -72,7 +72,7 @@ impl Lifecycle {
         self.raised_in[0]
     }
 
-    /// Closure lag in ledger positions.
+    /// Closure lag in record positions.
     #[must_use]
     pub fn lag(&self) -> Option<usize> {
         self.closed_in.map(|c| c - self.first_raised())
@@ -90,7 +90,7 @@ pub struct Figures {
     pub caveats: BTreeMap<String, String>,
     /// Per distinct finding, sorted by ID; empty when findings could not be followed.
     pub lifecycle: Vec<Lifecycle>,
-    /// Cycle ids in ledger order, for positions.
+    /// Cycle ids in record order, for positions.
     pub cycle_ids: Vec<String>,
     /// Per cycle: audit minutes, when measured.
     pub audit_minutes: Vec<Option<f64>>,

@@ -3,18 +3,19 @@
 //! `crossverify stats PATH` reads what a protocol converted into an [`input::Input`]: the
 //! neutral [`model::Records`] ([`model`] documents what a converter must fill), the published
 //! summaries beside them, and the protocol's own results about the input. This module names
-//! no protocol: detecting what a path holds and converting it is each protocol's job.
+//! no protocol: detecting what a path holds, converting it, and declaring what its records can
+//! measure, how its published files are laid out and which commits fix a finding are each
+//! protocol's job (its statistics adapter, `specs/stats.md`).
 //!
-//! [`figures::compute`] turns
-//! those into the `stats` object, following the counting rules of the real-ledger note §4
-//! exactly (closure lag by ledger position and by CYCLE number, medians and index quartiles,
-//! case-sensitive models, both readings of "N occurrences cite a single rule"). A figure the
-//! input cannot support is `null`, with its reason under `stats.notMeasured`.
+//! [`figures::compute`] turns those into the `stats` object: records, durations, counts and
+//! distributions (closure lag by record position and by cycle number, medians and index
+//! quartiles, case-sensitive models, both readings of "N occurrences cite a single rule"). A
+//! figure the input cannot support is `null`, with its reason under `stats.notMeasured`.
 //!
 //! Checks: `CV-S001` stated figures from `--claims` (see `docs/claims.md`), `CV-S002` a
-//! published `summary.json`/`analysis.json` against its own records, `CV-S003`
-//! `findings_lifecycle.json` entry by entry, `CV-S004` reading the records, `CV-S005` (info)
-//! published fields the inputs given cannot check, with the input that would make them checkable.
+//! published summary against its own records, `CV-S003` a published finding lifecycle entry by
+//! entry, `CV-S004` reading the records, `CV-S005` (info) published fields the inputs given
+//! cannot check, with the input that would make them checkable.
 
 mod checks;
 pub mod claims;
@@ -63,7 +64,7 @@ pub enum Error {
 /// What `crossverify stats` was asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct Options<'a> {
-    /// The ledger or records.
+    /// The records.
     pub path: &'a Path,
     /// Revision, when `path` is a git repository (default `HEAD`).
     pub rev: Option<&'a str>,
@@ -71,7 +72,8 @@ pub struct Options<'a> {
     pub claims: Option<&'a Path>,
     /// The science repository, for fix commits.
     pub science: Option<&'a Path>,
-    /// Its revision (default `HEAD`); use the freeze head to reproduce a mined summary.
+    /// Its revision (default `HEAD`); the revision a published summary was computed at
+    /// reproduces its fix-commit figures.
     pub science_rev: Option<&'a str>,
 }
 
@@ -105,7 +107,7 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
     };
     let input = read()?;
     let science = match opts.science {
-        Some(p) => Some(science::read(p, opts.science_rev)?),
+        Some(p) => Some(science::read(p, opts.science_rev, input.records.kind.declared_fix_rule())?),
         None => None,
     };
     let sci_ok = science.as_ref().and_then(|s| s.as_ref().ok());
@@ -116,20 +118,22 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
     report.results.extend(input.results.iter().cloned());
 
     // Published summaries are checked against their own records.
-    let mined_figs = input.mined.as_ref().map(|r| figures::compute(r, science.as_ref()));
-    let analysis_figs = input.analysis.as_ref().map(|r| figures::compute(r, science.as_ref()));
+    let set_figs: Vec<figures::Figures> =
+        input.sets.iter().map(|s| figures::compute(&s.records, science.as_ref())).collect();
     for p in &input.published {
-        let own = published::own_records(p.name);
-        let (f, basis) = match (own == input::CYCLES_JSONL, &mined_figs, &analysis_figs) {
-            (true, Some(m), _) | (false, Some(m), None) => (m, input::CYCLES_JSONL),
-            (_, _, Some(a)) => (a, input::CYCLES_B),
-            (_, None, None) => (&figs, "the records"),
+        let own = p.form.records;
+        // Its own set, else the one there is, else the primary records.
+        let at = input.sets.iter().position(|s| s.name == own).or((!input.sets.is_empty()).then_some(0));
+        let (f, basis) = match at {
+            Some(i) => (&set_figs[i], input.sets[i].name),
+            None => (&figs, "the records"),
         };
         let basis_text = if basis == own { basis.to_owned() } else { format!("{basis} (its own {own} is absent)") };
-        if p.name == input::LIFECYCLE {
-            report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text));
-        } else {
-            report.results.extend(published::check_summary(p, f, &basis_text, sci_ok.is_some()));
+        match p.form.shape {
+            input::Shape::Lifecycle => report.results.extend(published::check_lifecycle(p, f, sci_ok, &basis_text)),
+            input::Shape::Summary(fields) => {
+                report.results.extend(published::check_summary(p, fields, f, &basis_text, sci_ok.is_some()));
+            }
         }
     }
 
@@ -139,7 +143,7 @@ pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, E
         report.views.push(views::claims(&results));
         report.results.extend(results);
     }
-    report.views.push(views::headline(&figs));
+    report.views.push(views::headline(&figs, input.records.kind.declared_terms()));
     report.views.push(views::findings(&figs, &input.records, sci_ok));
     report.views.push(views::cycles(&figs, &input.records));
     report.views.extend(views::charts(&figs, &input.records));
@@ -172,23 +176,11 @@ fn inputs(
     if !input.read.is_empty() {
         report.input("read", json!(input.read));
     }
-    let mut sets = Vec::new();
-    if input.mined.is_some() {
-        sets.push(input::CYCLES_JSONL);
-    }
-    if input.analysis.is_some() {
-        sets.push(input::CYCLES_B);
-    }
-    if !sets.is_empty() {
-        report.input("records", json!(sets));
-        report.input(
-            "figuresFrom",
-            if input.mined.as_ref().is_some_and(|m| m.kind == input.records.kind) {
-                input::CYCLES_JSONL
-            } else {
-                input::CYCLES_B
-            },
-        );
+    if !input.sets.is_empty() {
+        report.input("records", json!(input.sets.iter().map(|s| s.name).collect::<Vec<_>>()));
+        if let Some(s) = input.sets.iter().find(|s| s.records.kind == input.records.kind) {
+            report.input("figuresFrom", s.name);
+        }
     }
     if !input.published.is_empty() {
         report.input("published", json!(input.published.iter().map(|p| p.name).collect::<Vec<_>>()));
@@ -215,13 +207,13 @@ fn inputs(
 }
 
 /// Figures of `records` and the lifecycle views (per-finding table, closure-lag histogram)
-/// for another command's report, such as `crossverify ledger` on a v1 or schema-2 ledger.
+/// for another command's report (a protocol's own verification command).
 #[must_use]
 pub fn lifecycle(
     records: &model::Records,
 ) -> (std::collections::BTreeMap<String, serde_json::Value>, Vec<crate::report::View>) {
     let figs = figures::compute(records, None);
-    let mut out = vec![views::headline(&figs), views::findings(&figs, records, None)];
+    let mut out = vec![views::headline(&figs, records.kind.declared_terms()), views::findings(&figs, records, None)];
     out.extend(
         views::charts(&figs, records)
             .into_iter()

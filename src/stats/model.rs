@@ -5,7 +5,9 @@
 //! findings it verifies closed; it declares, by [`Group`], the figures its records cannot
 //! support ([`Records::cannot_measure`]), caveats on figures it supports only in part, and,
 //! in its [`InputKind`], what its decisions say about blocking findings ([`Gate`]), how its
-//! cycles are named by number ([`Numbering`]) and how it reads closure entries two ways.
+//! cycles are named by number ([`Numbering`]), the words its views use for the order and the
+//! numbers of its cycles ([`Terms`]), which commits of a repository's log fix a finding
+//! ([`FixRule`]) and how it reads closure entries two ways.
 //! Figures are then a pure function of [`Records`] ([`super::figures::compute`]):
 //!
 //! * one [`CycleRecord`] per cycle, in order, with `id` its name and `number` its ordinal
@@ -24,8 +26,10 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Group {
-    /// Each cycle's decision: the counts, the sequence, whether the decision is definitional.
+    /// Each cycle's decision: the counts and the sequence.
     Decisions,
+    /// Whether each decision follows from its cycle's blocking findings (the declared [`Gate`]).
+    Gate,
     /// How decisions coincide with blocking findings.
     DecisionVsBlocking,
     /// Findings named by fix commits in the science repository's log.
@@ -44,6 +48,8 @@ pub enum Group {
     Models,
     /// Closure lag counted in cycle numbers.
     CycleNumbers,
+    /// Gaps in the cycle numbers (named by the declared [`Numbering`]).
+    Numbering,
 }
 
 impl Group {
@@ -51,7 +57,8 @@ impl Group {
     #[must_use]
     pub fn figures(self) -> &'static [&'static str] {
         match self {
-            Group::Decisions => &["decisions", "decision_sequence", "decision_is_definitional"],
+            Group::Decisions => &["decisions", "decision_sequence"],
+            Group::Gate => &["decision_is_definitional"],
             Group::DecisionVsBlocking => &["decision_vs_blocking"],
             Group::FixCommits => &["closed_by_fix_commit", "closed_fix_and_verified", "science_fix_commits"],
             Group::Severity => &["severity_distinct", "severity_occurrences"],
@@ -61,6 +68,7 @@ impl Group {
             Group::Durations => &["audit_minutes", "gap_minutes"],
             Group::Models => &["models", "n_models", "cycles_without_model"],
             Group::CycleNumbers => &["closure_lag_cycle_numbers"],
+            Group::Numbering => &["numbering_gaps"],
         }
     }
 }
@@ -85,6 +93,33 @@ pub struct Numbering {
     pub unnumbered: &'static str,
 }
 
+/// The words the views use for the order of the cycles (`closure lag (<order> positions)`,
+/// `Cycles in <order> order`) and for their numbers (`<number> numbers`), as the protocol
+/// names them; [`Terms::NEUTRAL`] when it declares none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Terms {
+    /// What holds the cycles in order.
+    pub order: &'static str,
+    /// What the cycles' numbers are called.
+    pub number: &'static str,
+}
+
+impl Terms {
+    /// The words of a protocol that declares none.
+    pub const NEUTRAL: Terms = Terms { order: "record", number: "cycle" };
+}
+
+/// Which commits of a repository's log fix findings, as the protocol's history names them: the
+/// fix-commit figures count the commits `is_fix` accepts and credit each finding whose ID
+/// `finding_ids` finds in the subject.
+#[derive(Debug, Clone, Copy)]
+pub struct FixRule {
+    /// Whether a commit subject is a fix commit.
+    pub is_fix: fn(&str) -> bool,
+    /// The finding IDs a fix commit's subject names, in order.
+    pub finding_ids: fn(&str) -> Vec<String>,
+}
+
 /// What kind of input the records came from, named by the protocol that converted it (so
 /// this model lists no protocol's formats), with what the protocol declares about its
 /// decisions, its cycle numbers and its second reading of closure entries.
@@ -95,6 +130,8 @@ pub struct InputKind {
     gate: Option<Gate>,
     numbering: Option<Numbering>,
     second_reading: Option<&'static str>,
+    terms: Option<Terms>,
+    fix_rule: Option<FixRule>,
 }
 
 impl PartialEq for InputKind {
@@ -107,10 +144,10 @@ impl Eq for InputKind {}
 
 impl InputKind {
     /// A kind named `id` in `inputs.kind` and described by `description` in messages; it
-    /// declares no gate, no numbering and no second reading until told.
+    /// declares no gate, no numbering, no second reading, no terms and no fix rule until told.
     #[must_use]
     pub const fn new(id: &'static str, description: &'static str) -> Self {
-        InputKind { id, description, gate: None, numbering: None, second_reading: None }
+        InputKind { id, description, gate: None, numbering: None, second_reading: None, terms: None, fix_rule: None }
     }
 
     /// Declares which decisions gate on blocking findings.
@@ -132,6 +169,20 @@ impl InputKind {
     #[must_use]
     pub const fn second_reading(mut self, caveat: &'static str) -> Self {
         self.second_reading = Some(caveat);
+        self
+    }
+
+    /// Declares the words the views use for the cycles' order and numbers.
+    #[must_use]
+    pub const fn terms(mut self, terms: Terms) -> Self {
+        self.terms = Some(terms);
+        self
+    }
+
+    /// Declares which commits of a repository's log fix findings.
+    #[must_use]
+    pub const fn fix_rule(mut self, rule: FixRule) -> Self {
+        self.fix_rule = Some(rule);
         self
     }
 
@@ -159,6 +210,18 @@ impl InputKind {
         self.numbering
     }
 
+    /// The declared terms, else [`Terms::NEUTRAL`].
+    #[must_use]
+    pub fn declared_terms(self) -> Terms {
+        self.terms.unwrap_or(Terms::NEUTRAL)
+    }
+
+    /// The declared fix rule: without one, no commit is a fix commit.
+    #[must_use]
+    pub fn declared_fix_rule(self) -> Option<FixRule> {
+        self.fix_rule
+    }
+
     /// The declared caveat on closure entries read two ways.
     #[must_use]
     pub fn declared_second_reading(self) -> Option<&'static str> {
@@ -171,7 +234,7 @@ impl InputKind {
 pub struct Records {
     /// Which format they came from.
     pub kind: InputKind,
-    /// Cycles in ledger order.
+    /// Cycles in record order.
     pub cycles: Vec<CycleRecord>,
     /// Figures this format cannot support: figure key → reason.
     pub unsupported: BTreeMap<String, String>,
@@ -190,25 +253,17 @@ impl Records {
     }
 
     /// Adds a caveat to `figure` (appended when it already has one).
+    ///
+    /// # Panics
+    /// When `figure` is not a figure: a misspelt name would otherwise drop the caveat silently.
     pub fn caveat(&mut self, figure: &str, text: &str) {
+        assert!(FIGURES.contains(&figure), "{figure} is not a figure");
         add_caveat(&mut self.caveats, figure, text);
     }
 
     /// Declares that these records cannot measure the figures of `groups`, for `reason`.
     pub fn cannot_measure(&mut self, groups: &[Group], reason: &str) {
         for f in groups.iter().flat_map(|g| g.figures()) {
-            self.unsupported.insert((*f).to_owned(), reason.to_owned());
-        }
-    }
-
-    /// Marks `figures`, by name, as unsupported by this format for `reason`; prefer
-    /// [`Records::cannot_measure`].
-    ///
-    /// # Panics
-    /// When a name is not a figure: a misspelt name would otherwise leave the figure measured.
-    pub fn unsupported(&mut self, figures: &[&str], reason: &str) {
-        for f in figures {
-            assert!(FIGURES.contains(f), "{f} is not a figure");
             self.unsupported.insert((*f).to_owned(), reason.to_owned());
         }
     }
@@ -238,8 +293,6 @@ pub struct CycleRecord {
     pub decision: Option<String>,
     /// Auditor model identifier, verbatim (case-sensitive); `None` when unrecorded.
     pub model: Option<String>,
-    /// What ran the cycle, as recorded; no figure reads it.
-    pub runner: Option<String>,
     /// `started_at`, verbatim.
     pub started_at: Option<String>,
     /// `completed_at`, verbatim.

@@ -1,5 +1,5 @@
-//! The summary statistics the published figures use, with the exact rules of the real-ledger
-//! note §4.
+//! The summary statistics the published figures use, computed as the published scripts
+//! compute them (Python's `statistics`, index quartiles; `specs/stats.md`).
 
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ pub fn mean(values: &[f64]) -> Option<f64> {
     Some(sorted(values).iter().sum::<f64>() / values.len() as f64)
 }
 
-/// The quartiles as the analysis script takes them: the sorted element at index `floor(n/4)`
+/// Index quartiles, as the published scripts take them: the sorted element at index `floor(n/4)`
 /// (lower) and `floor(3n/4)` (upper). No interpolation. `None` for no values.
 #[must_use]
 pub fn quartiles(values: &[f64]) -> Option<(f64, f64)> {

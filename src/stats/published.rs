@@ -1,5 +1,5 @@
-//! Published summaries (`summary.json`, `analysis.json`, `findings_lifecycle.json`) checked
-//! against the recomputation from the records beside them.
+//! Published summaries and finding lifecycles, in the forms their protocol declares
+//! ([`Form`]), checked against the recomputation from the records beside them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,80 +8,24 @@ use serde_json::{Value, json};
 use super::checks::{LIFECYCLE, NOT_CHECKABLE, PUBLISHED};
 use super::compare::{Keys, Stated, differences, show};
 use super::figures::{Figures, Science};
-use super::input::{ANALYSIS, LIFECYCLE as LIFECYCLE_FILE, Published, SUMMARY};
+use super::input::{Field, Published};
 use crate::report::{CheckResult, Outcome};
-
-/// How a published field maps onto a figure.
-#[derive(Clone, Copy)]
-enum Map {
-    /// The figure itself, keys compared as given.
-    Figure(&'static str, Keys),
-    /// The sorted keys of a map figure (`models[]`).
-    KeysOf(&'static str),
-    /// Not recomputable from records: CV-S005 `cantTell` with this reason.
-    Never(&'static str),
-}
-
-const FREEZE: &str = "the freeze heads name the repository states at mining time, which no record holds; \
-                      checkable only against the science and audit repositories themselves, which stats does not compare";
-
-/// Why the science log's figures are not checkable without it, and what would make them so.
-const NEEDS_SCIENCE: &str = "they come from the science repository's log; give it with --science REPO \
-                             (--science-rev <freeze head> to reproduce a mined summary)";
 
 /// A field the inputs given cannot check: info level, never a reason for an inconclusive run.
 fn not_checkable(subject: &str, why: &str) -> CheckResult {
     CheckResult::new(&NOT_CHECKABLE, Outcome::CantTell, subject, format!("not checkable from these inputs: {why}"))
 }
 
-fn summary_field(key: &str) -> Option<Map> {
-    Some(match key {
-        "freeze" => Map::Never(FREEZE),
-        "n_cycles" => Map::Figure("cycles", Keys::Exact),
-        "decisions" => Map::Figure("decision_sequence", Keys::Exact),
-        "findings_per_cycle" => Map::Figure("findings_per_cycle", Keys::Exact),
-        "n_distinct_findings" => Map::Figure("distinct_findings", Keys::Exact),
-        "n_confirmed_real" => Map::Figure("closed", Keys::Exact),
-        "n_unresolved" => Map::Figure("open", Keys::Exact),
-        "models" => Map::KeysOf("models"),
-        "n_science_fix_commits" => Map::Figure("science_fix_commits", Keys::Exact),
-        _ => return None,
-    })
-}
-
-fn analysis_field(key: &str) -> Option<Map> {
-    Some(match key {
-        "freeze" => Map::Never(FREEZE),
-        "n_cycles" => Map::Figure("cycles", Keys::Exact),
-        "n_findings" => Map::Figure("finding_occurrences", Keys::Exact),
-        "n_distinct" => Map::Figure("distinct_findings", Keys::Exact),
-        "n_closed" => Map::Figure("closed", Keys::Exact),
-        "n_open" => Map::Figure("open", Keys::Exact),
-        "decisions" => Map::Figure("decisions", Keys::Counts),
-        "findings_per_cycle" => Map::Figure("findings_per_cycle", Keys::Exact),
-        "severity" => Map::Figure("severity_distinct", Keys::Counts),
-        "source" => Map::Figure("source", Keys::Counts),
-        "fclass" => Map::Figure("finding_class", Keys::Counts),
-        "source_x_severity" => Map::Figure("source_x_severity", Keys::Counts),
-        "scopes" => Map::Figure("scopes", Keys::Counts),
-        "rules" => Map::Figure("rules", Keys::Counts),
-        "rule_cycle_spread" => Map::Figure("rule_cycle_spread", Keys::Counts),
-        "decision_vs_blocking" => Map::Figure("decision_vs_blocking", Keys::Counts),
-        "decision_is_definitional" => Map::Figure("decision_is_definitional", Keys::Exact),
-        "closure_lag" => Map::Figure("closure_lag", Keys::Subset),
-        "survived_multiple_audits" => Map::Figure("recurring", Keys::Counts),
-        "audit_minutes" => Map::Figure("audit_minutes", Keys::Subset),
-        "gap_minutes" => Map::Figure("gap_minutes", Keys::Subset),
-        "models" => Map::KeysOf("models"),
-        _ => return None,
-    })
-}
-
-/// Checks one published summary object (`summary.json` or `analysis.json`) against `figs`.
-/// `basis` names the records the figures came from, for messages.
+/// Checks one published summary object, whose fields `lookup` maps onto figures, against
+/// `figs`. `basis` names the records the figures came from, for messages.
 #[must_use]
-pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str, science_given: bool) -> Vec<CheckResult> {
-    let lookup: fn(&str) -> Option<Map> = if p.name == ANALYSIS { analysis_field } else { summary_field };
+pub(super) fn check_summary(
+    p: &Published,
+    lookup: fn(&str) -> Option<Field>,
+    figs: &Figures,
+    basis: &str,
+    science_given: bool,
+) -> Vec<CheckResult> {
     let Some(fields) = p.value.as_object() else {
         return vec![CheckResult::new(
             &PUBLISHED,
@@ -106,22 +50,22 @@ pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str, science_
                 ));
                 continue;
             }
-            Some(Map::Never(reason)) => {
+            Some(Field::Never(reason)) => {
                 out.push(not_checkable(&subject, reason).with("published", stated.to_json()));
                 continue;
             }
-            Some(Map::KeysOf(f)) => {
+            Some(Field::KeysOf(f)) => {
                 let got = match figs.get(f) {
                     Value::Object(m) => json!(m.keys().collect::<Vec<_>>()),
                     _ => Value::Null,
                 };
                 (f, got, Keys::Exact)
             }
-            Some(Map::Figure(f, keys)) => (f, figs.get(f).clone(), keys),
+            Some(Field::Figure(f, keys)) => (f, figs.get(f).clone(), keys),
         };
         if figure == "science_fix_commits" {
             if !science_given {
-                out.push(not_checkable(&subject, NEEDS_SCIENCE).with("published", stated.to_json()));
+                out.push(not_checkable(&subject, p.form.needs_science).with("published", stated.to_json()));
                 continue;
             }
             out.push(CheckResult::new(
@@ -142,13 +86,14 @@ pub(super) fn check_summary(p: &Published, figs: &Figures, basis: &str, science_
         let diffs = differences(&stated, &got, None, keys);
         let r = if diffs.is_empty() {
             base(Outcome::Passed, format!("{key} = {} agrees with {figure} recomputed from {basis}", stated.show()))
-        } else if key == "severity"
+        } else if figure == "severity_distinct"
+            // A severity count is published in either reading; the other one agreeing passes.
             && differences(&stated, figs.get("severity_occurrences"), None, Keys::Counts).is_empty()
         {
             base(
                 Outcome::Passed,
                 format!(
-                    "severity agrees with the per-occurrence reading recomputed from {basis} (not the first-seen one)"
+                    "{key} agrees with the per-occurrence reading recomputed from {basis} (not the first-seen one)"
                 ),
             )
         } else {
@@ -179,7 +124,7 @@ fn summarize(diffs: &[String], got: &Value) -> String {
     }
 }
 
-/// Checks `findings_lifecycle.json` against the lifecycle recomputed from the cycle records.
+/// Checks a published finding lifecycle against the lifecycle recomputed from the cycle records.
 #[must_use]
 pub(super) fn check_lifecycle(
     p: &Published,
@@ -281,7 +226,7 @@ pub(super) fn check_lifecycle(
     out
 }
 
-/// The lifecycle of every finding as `findings_lifecycle.json` states it, recomputed.
+/// The lifecycle of every finding as a published lifecycle states it, recomputed.
 fn recomputed<'a>(figs: &'a Figures, science: Option<&Science>) -> BTreeMap<&'a str, Value> {
     let cid = |pos: usize| Value::String(figs.cycle_ids[pos].clone());
     figs.lifecycle
@@ -316,7 +261,7 @@ fn fix_commits_checkable(
         Some(
             not_checkable(
                 &format!("{} fix_commits", p.name),
-                &format!("fix_commits of {}: {NEEDS_SCIENCE}", ids.join(", ")),
+                &format!("fix_commits of {}: {}", ids.join(", "), p.form.needs_science),
             )
             .with("fix_commits", with_fix.into_iter().collect::<serde_json::Map<_, _>>()),
         )
@@ -329,14 +274,5 @@ fn fix_commits_checkable(
         ))
     } else {
         None
-    }
-}
-
-/// Names a published file's own records.
-#[must_use]
-pub(super) fn own_records(name: &str) -> &'static str {
-    match name {
-        SUMMARY | LIFECYCLE_FILE => "cycles.jsonl",
-        _ => "cycles-b.json",
     }
 }

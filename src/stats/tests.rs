@@ -34,9 +34,9 @@ fn finding(id: u8, sev: usize, scopes: u8, rules: u8, source: Option<bool>) -> F
 type RawCycle = (u64, Vec<(u8, usize, u8, u8, Option<bool>)>, Vec<u8>, u8, Option<(u32, u32)>);
 
 /// A kind declaring the gate and numbering of the generated cycles.
-const KIND: InputKind = InputKind::new("analysis-records", "analysis records (cycles-b.json)")
-    .gate(Gate { exempt: Some("PASS"), blocked: Some("BLOCK") })
-    .numbering(Numbering { name: |n| format!("CYCLE-{n:06}"), unnumbered: "some cycles carry no number" });
+const KIND: InputKind = InputKind::new("generated", "generated records")
+    .gate(Gate { exempt: Some("accept"), blocked: Some("stop") })
+    .numbering(Numbering { name: |n| format!("C-{n:06}"), unnumbered: "some cycles carry no number" });
 
 fn records(raw: &[RawCycle]) -> Records {
     let mut r = Records::new(KIND);
@@ -61,21 +61,20 @@ fn records(raw: &[RawCycle]) -> Records {
             None => (None, None),
         };
         r.cycles.push(CycleRecord {
-            id: format!("CYCLE-{number:06}"),
+            id: format!("C-{number:06}"),
             number: Some(number),
             audited_commit: None,
             decision: Some(
                 if findings.is_empty() {
-                    "PASS"
+                    "accept"
                 } else if blocking {
-                    "BLOCK"
+                    "stop"
                 } else {
-                    "PASS_WITH_CAVEATS"
+                    "accept_with_caveats"
                 }
                 .to_owned(),
             ),
             model: ["gpt-5", "GPT-5", "gpt-5.6"].get(usize::from(*model)).map(|m| (*m).to_owned()),
-            runner: None,
             started_at: started,
             completed_at: completed,
             findings: Some(findings),
@@ -85,7 +84,7 @@ fn records(raw: &[RawCycle]) -> Records {
     r
 }
 
-fn raw_ledger() -> impl Strategy<Value = Vec<RawCycle>> {
+fn raw_cycles() -> impl Strategy<Value = Vec<RawCycle>> {
     let finding = (0u8..10, 0usize..4, any::<u8>(), 0u8..32, proptest::option::of(any::<bool>()));
     let cycle = (
         0u64..3,
@@ -130,7 +129,7 @@ proptest! {
 
     /// Figures do not depend on the order of findings within a cycle or of closure entries.
     #[test]
-    fn figures_ignore_order_within_a_cycle(raw in raw_ledger()) {
+    fn figures_ignore_order_within_a_cycle(raw in raw_cycles()) {
         let a = compute(&records(&raw), None);
         let mut reversed = records(&raw);
         for c in &mut reversed.cycles {
@@ -141,9 +140,9 @@ proptest! {
         prop_assert_eq!(&a.stats, &b.stats);
     }
 
-    /// Accounting identities that hold for every ledger.
+    /// Accounting identities that hold for every set of records.
     #[test]
-    fn figures_add_up(raw in raw_ledger()) {
+    fn figures_add_up(raw in raw_cycles()) {
         let r = records(&raw);
         let fig = compute(&r, None);
         let s = Value::Object(fig.stats.clone());
@@ -170,7 +169,7 @@ proptest! {
                 prop_assert!(per.iter().all(|g| *g >= 1.0), "a closure comes after the first raise");
                 prop_assert!(f(&lag["median"]) <= f(&lag["max"]));
                 let numbers = &s["closure_lag_cycle_numbers"];
-                // Cycle numbers never advance slower than ledger positions.
+                // Cycle numbers never advance slower than record positions.
                 for (id, g) in lag["per_finding"].as_object().expect("map") {
                     prop_assert!(f(&numbers["per_finding"][id]) >= f(g));
                 }
@@ -195,7 +194,7 @@ fn an_unreadable_cycle_nulls_what_depends_on_it_and_says_why() {
     assert_eq!(fig.get("cycles"), &json!(2));
     for key in ["decisions", "findings_per_cycle", "distinct_findings", "closed", "closure_lag", "rules"] {
         assert_eq!(fig.get(key), &Value::Null, "{key}");
-        assert!(fig.not_measured[key].contains("CYCLE-000002"), "{key}: {}", fig.not_measured[key]);
+        assert!(fig.not_measured[key].contains("C-000002"), "{key}: {}", fig.not_measured[key]);
     }
     // Times and models do not depend on the unreadable result.
     assert_eq!(fig.get("audit_minutes")["n"], 2);
@@ -204,7 +203,7 @@ fn an_unreadable_cycle_nulls_what_depends_on_it_and_says_why() {
 
 #[test]
 fn unreadable_records_null_every_figure() {
-    let mut r = Records::new(InputKind::new("v1-ledger", "a reference v1 CrossAudit ledger"));
+    let mut r = Records::new(InputKind::new("opaque", "records no converter reads"));
     r.unreadable = Some("converter not implemented".into());
     let fig = compute(&r, None);
     for key in FIGURES {
@@ -215,12 +214,12 @@ fn unreadable_records_null_every_figure() {
 
 #[test]
 fn a_closure_before_the_first_raise_does_not_close() {
-    // F-001 is closed in CYCLE-000001, then raised in CYCLE-000002: an unknown closure, still open.
+    // F-001 is closed in C-000001, then raised in C-000002: an unknown closure, still open.
     let r = records(&[(0, vec![], vec![1], 0, None), (0, vec![(1, 1, 2, 1, None)], vec![], 0, None)]);
     let fig = compute(&r, None);
     assert_eq!(fig.get("closed"), &json!(0));
     assert_eq!(fig.get("open_findings"), &json!(["F-001"]));
-    assert_eq!(fig.get("unknown_closures"), &json!([{"cycle": "CYCLE-000001", "entry": "F-001"}]));
+    assert_eq!(fig.get("unknown_closures"), &json!([{"cycle": "C-000001", "entry": "F-001"}]));
     assert_eq!(fig.get("closure_lag"), &Value::Null);
     assert_eq!(fig.get("audit_minutes"), &Value::Null);
     assert!(fig.not_measured["audit_minutes"].contains("no cycle"));
@@ -235,6 +234,6 @@ fn both_readings_of_a_closure_entry_are_reported_when_they_differ() {
         alt: Some("F-004".into()),
     }]);
     let fig = compute(&r, None);
-    assert_eq!(fig.get("closed"), &json!(0), "the figures follow the mining script's reading");
+    assert_eq!(fig.get("closed"), &json!(0), "the figures follow the first reading");
     assert!(fig.caveats["closed"].contains("closed F-004: fixed"));
 }

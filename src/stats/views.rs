@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::figures::{Figures, Science};
-use super::model::Records;
+use super::model::{Records, Terms};
 use crate::report::{Chart, ChartKind, CheckResult, Point, Table, View};
 
 fn compact(v: &Value) -> Value {
@@ -38,9 +38,9 @@ fn part(figs: &Figures, figure: &str, keys: &[&str]) -> Value {
     }
 }
 
-/// The headline figures.
+/// The headline figures, in the protocol's `terms`.
 #[must_use]
-pub(super) fn headline(figs: &Figures) -> View {
+pub(super) fn headline(figs: &Figures, terms: Terms) -> View {
     let mut rows = Vec::new();
     let mut row = |label: &str, figure: &str, value: Value| {
         let note = figs.not_measured.get(figure).or_else(|| figs.caveats.get(figure)).cloned().unwrap_or_default();
@@ -55,7 +55,11 @@ pub(super) fn headline(figs: &Figures) -> View {
     row("verified closed", "closed", whole("closed"));
     row("open", "open", whole("open"));
     row("named by a fix commit", "closed_by_fix_commit", whole("closed_by_fix_commit"));
-    row("closure lag (ledger positions)", "closure_lag", part(figs, "closure_lag", &["median", "mean", "max", "n"]));
+    row(
+        &format!("closure lag ({} positions)", terms.order),
+        "closure_lag",
+        part(figs, "closure_lag", &["median", "mean", "max", "n"]),
+    );
     row(
         "closure lag (cycle numbers)",
         "closure_lag_cycle_numbers",
@@ -87,6 +91,7 @@ pub(super) fn headline(figs: &Figures) -> View {
 /// Per-finding lifecycle rows (the primary CSV).
 #[must_use]
 pub(super) fn findings(figs: &Figures, records: &Records, science: Option<&Science>) -> View {
+    let terms = records.kind.declared_terms();
     let id = |p: usize| Value::String(figs.cycle_ids[p].clone());
     let numbers: Vec<Option<u64>> = records.cycles.iter().map(|c| c.number).collect();
     let mut columns: Vec<String> = [
@@ -148,7 +153,10 @@ pub(super) fn findings(figs: &Figures, records: &Records, science: Option<&Scien
         .collect();
     let note = match figs.not_measured.get("closed") {
         Some(reason) => format!("Lifecycle not measured: {reason}."),
-        None => "Severity, scopes, source and rules are those of the first occurrence; lag counts ledger positions and CYCLE numbers from first raise to the first verified closure; an empty lag means the finding is still open.".into(),
+        None => format!(
+            "Severity, scopes, source and rules are those of the first occurrence; lag counts {} positions and {} numbers from first raise to the first verified closure; an empty lag means the finding is still open.",
+            terms.order, terms.number
+        ),
     };
     View::Table(Table {
         id: "findings".into(),
@@ -195,7 +203,7 @@ pub(super) fn cycles(figs: &Figures, records: &Records) -> View {
         .collect();
     View::Table(Table {
         id: "cycles".into(),
-        title: "Cycles in ledger order".into(),
+        title: format!("Cycles in {} order", records.kind.declared_terms().order),
         columns: [
             "position",
             "cycle_id",
@@ -226,6 +234,7 @@ pub(super) fn cycles(figs: &Figures, records: &Records) -> View {
 /// The timeline, findings-per-cycle and closure-lag charts.
 #[must_use]
 pub(super) fn charts(figs: &Figures, records: &Records) -> Vec<View> {
+    let order = records.kind.declared_terms().order;
     let per_cycle: Vec<Point> = records
         .cycles
         .iter()
@@ -263,7 +272,9 @@ pub(super) fn charts(figs: &Figures, records: &Records) -> Vec<View> {
             x_label: "cycle".into(),
             category_label: "decision".into(),
             points: per_cycle.clone(),
-            note: Some("One mark per cycle in ledger order, coloured by decision; numbering gaps are not drawn as cycles.".into()),
+            note: Some(format!(
+                "One mark per cycle in {order} order, coloured by decision; numbering gaps are not drawn as cycles."
+            )),
         }),
         View::Chart(Chart {
             id: "findings-per-cycle".into(),
@@ -285,7 +296,9 @@ pub(super) fn charts(figs: &Figures, records: &Records) -> Vec<View> {
             points: lag_points,
             note: Some(match figs.not_measured.get("closure_lag") {
                 Some(r) => format!("Not measured: {r}."),
-                None => "Bins are ledger positions from first raise to first verified closure; open findings are excluded, not imputed.".into(),
+                None => format!(
+                    "Bins are {order} positions from first raise to first verified closure; open findings are excluded, not imputed."
+                ),
             }),
         }),
     ]

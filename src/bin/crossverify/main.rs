@@ -33,6 +33,7 @@ macro_rules! help {
     };
 }
 
+mod generate;
 mod protocols;
 
 /// Offline, third-party verification of the supervision records AI agents leave in git.
@@ -174,6 +175,8 @@ enum Command {
     },
     #[command(flatten)]
     Protocol(protocols::Command),
+    #[command(flatten)]
+    Generate(generate::Command),
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -338,6 +341,10 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         },
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
+        Command::Generate(g) => {
+            let report_wanted = !cli.global.outputs.is_empty() || cli.global.sign_report.is_some();
+            return g.run(<Cli as clap::CommandFactory>::command(), report_wanted);
+        }
     };
     if matches!(cli.command, Command::Manifest { .. }) {
         // A manifest is derived, not verified: its findings are shown, its verdict only sets

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::crossaudit::deployed;
 use crate::crossaudit::load::{self, Options};
+use crate::crossaudit::stats::published::{ANALYSIS, CYCLES_B, CYCLES_JSONL, LIFECYCLE, SUMMARY};
 use crate::git::Repo;
 use crate::progress::Ctx;
 use crate::report::Report;
-use crate::stats::input::{ANALYSIS, CYCLES_B, CYCLES_JSONL, LIFECYCLE, SUMMARY};
 
 /// What was found, and how it is verified.
 #[derive(Debug, Clone)]

@@ -1,15 +1,14 @@
-//! The CrossAudit commands: `ledger`, `receipt`, `demo`, and the records `stats` reads from a
-//! receipt ledger. Each runs a crawl and assembles its report from the crawl's results and views.
+//! The CrossAudit commands: `ledger`, `receipt` and `demo`. Each runs a crawl and assembles its
+//! report from the crawl's results and views.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::lifecycle;
 use super::views::{self, conformance};
 use crate::crossaudit::checks;
-use crate::crossaudit::crawl::run::{Placed, Run, given, run, run_with};
+use crate::crossaudit::crawl::run::{Placed, Run, given, run, run_with, wrong_science};
 use crate::crossaudit::deployed;
 use crate::crossaudit::invariants::deployed::invariants;
 use crate::crossaudit::invariants::i8_admission::{self as replay, Admission};
@@ -70,7 +69,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         &anchor,
     ));
     report.finish();
-    let records = lifecycle::records(&run.ledger, &run.facts);
+    let records = crate::crossaudit::stats::receipts::records(&run.ledger, &run.facts);
     let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
     report.stats = figures;
     stats(&mut report, &run);
@@ -120,52 +119,6 @@ fn mixed_layouts(command: &str, opts: &Options, layouts: &[String]) -> Report {
     report
 }
 
-/// The statistics records of a v1 or schema-2 ledger (`crossverify stats` on such a ledger):
-/// the ledger is crawled and verified as by [`ledger`], then converted (`lifecycle.rs` states
-/// the two readings the conversion makes).
-///
-/// # Errors
-/// As [`ledger`].
-pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<crate::stats::model::Records, Error> {
-    let run = run(opts, ctx)?;
-    wrong_science(opts, &run)?;
-    Ok(lifecycle::records(&run.ledger, &run.facts))
-}
-
-/// The operator's mistake, decided from evidence, is "could not run" (exit 2) with the fix, not
-/// a verdict: a science repository holding not one of the commits the receipts bind is not the
-/// repository they audit, and reporting every receipt as bound to a missing commit would accuse
-/// the authors of forgery for the caller's typo. One bound commit present is enough to verify
-/// (a forged receipt beside genuine ones still fails); a shallow clone proves nothing by absence.
-fn wrong_science(opts: &Options, run: &crate::crossaudit::crawl::run::Run) -> Result<(), Error> {
-    let (Some(given), Some(science)) = (&opts.science, &run.ledger.science) else { return Ok(()) };
-    if run.ledger.local {
-        return Ok(());
-    }
-    let repo = science.local();
-    if repo.shallow_boundary().is_some() {
-        return Ok(());
-    }
-    let bound: Vec<&str> = run.facts.iter().filter(|f| f.receipt.is_some()).filter_map(|f| f.sha.as_deref()).collect();
-    let present = |sha: &&str| crate::git::ObjectId::from_hex(sha.as_bytes()).is_ok_and(|id| repo.has(id));
-    if bound.is_empty() || bound.iter().any(present) {
-        return Ok(());
-    }
-    let names: std::collections::BTreeSet<&str> = run.facts.iter().filter_map(|f| f.science_repo.as_deref()).collect();
-    let named = if names.is_empty() {
-        String::new()
-    } else {
-        format!(" (the receipts name {})", names.into_iter().collect::<Vec<_>>().join(", "))
-    };
-    Err(Error::Usage(format!(
-        "--science {}: none of the {} commit(s) the receipts bind (e.g. {}) exists in it, so it is not the science \
-         repository this ledger audits{named}; give the right one with --science PATH (a clone with full history)",
-        given.display(),
-        bound.len(),
-        bound[0]
-    )))
-}
-
 /// `crossverify ledger` on a deployed `CYCLE-NNNNNN` ledger: the format's own consistency
 /// checks, what the protocol's invariants can and cannot show there, and its lifecycle figures.
 fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<CheckResult>) -> Report {
@@ -182,9 +135,9 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
     report.results = results;
     report.finish();
     let kind = if l.origin.commit().is_some() {
-        crate::crossaudit::stats::input::kind::DEPLOYED_GIT
+        crate::crossaudit::stats::kind::DEPLOYED_GIT
     } else {
-        crate::crossaudit::stats::input::kind::DEPLOYED_DIRECTORY
+        crate::crossaudit::stats::kind::DEPLOYED_DIRECTORY
     };
     let records = crate::crossaudit::stats::input::records(l, kind);
     let (figures, lifecycle_views) = crate::stats::lifecycle(&records);

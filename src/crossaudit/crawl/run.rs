@@ -306,3 +306,37 @@ pub(crate) fn ledger_relative(repo: &Path, receipt: &Path) -> Result<Option<Stri
     let root = std::fs::canonicalize(repo).map_err(|e| Error::Usage(format!("{}: {e}", repo.display())))?;
     abs.strip_prefix(&root).ok().map(to_str).transpose()
 }
+
+/// The operator's mistake, decided from evidence, is "could not run" (exit 2) with the fix, not
+/// a verdict: a science repository holding not one of the commits the receipts bind is not the
+/// repository they audit, and reporting every receipt as bound to a missing commit would accuse
+/// the authors of forgery for the caller's typo. One bound commit present is enough to verify
+/// (a forged receipt beside genuine ones still fails); a shallow clone proves nothing by absence.
+pub(crate) fn wrong_science(opts: &Options, run: &Run) -> Result<(), Error> {
+    let (Some(given), Some(science)) = (&opts.science, &run.ledger.science) else { return Ok(()) };
+    if run.ledger.local {
+        return Ok(());
+    }
+    let repo = science.local();
+    if repo.shallow_boundary().is_some() {
+        return Ok(());
+    }
+    let bound: Vec<&str> = run.facts.iter().filter(|f| f.receipt.is_some()).filter_map(|f| f.sha.as_deref()).collect();
+    let present = |sha: &&str| crate::git::ObjectId::from_hex(sha.as_bytes()).is_ok_and(|id| repo.has(id));
+    if bound.is_empty() || bound.iter().any(present) {
+        return Ok(());
+    }
+    let names: std::collections::BTreeSet<&str> = run.facts.iter().filter_map(|f| f.science_repo.as_deref()).collect();
+    let named = if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (the receipts name {})", names.into_iter().collect::<Vec<_>>().join(", "))
+    };
+    Err(Error::Usage(format!(
+        "--science {}: none of the {} commit(s) the receipts bind (e.g. {}) exists in it, so it is not the science \
+         repository this ledger audits{named}; give the right one with --science PATH (a clone with full history)",
+        given.display(),
+        bound.len(),
+        bound[0]
+    )))
+}

@@ -7,14 +7,17 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
 
+use super::kind;
+use super::published::{ANALYSIS, CYCLES_B, CYCLES_JSONL, FILES, LIFECYCLE, SUMMARY};
 use super::rules::{self, Patterns};
 use crate::crossaudit::deployed::{self, ClosureEntry, DeployedLedger, LoadError, cycle_number};
+use crate::crossaudit::load;
 use crate::git::{self, Repo, Scope};
 use crate::json::Value;
 use crate::manifest::Digest;
 use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome};
-use crate::stats::input::{ANALYSIS, CYCLES_B, CYCLES_JSONL, Input, LIFECYCLE, Published, SUMMARY};
+use crate::stats::input::{Input, Published, RecordSet};
 use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Records};
 use crate::stats::{Error, RECORDS_READABLE};
 
@@ -28,41 +31,6 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
         )));
     }
     std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
-}
-
-/// The CrossAudit input kinds `stats` reports in `inputs.kind`, each declaring CrossAudit's
-/// decisions (`BLOCK` when a finding blocks a scope, `PASS` whatever its findings), its
-/// `CYCLE-NNNNNN` numbering and the mining and analysis scripts' two readings of a
-/// verified-closed entry.
-pub mod kind {
-    use crate::stats::model::{Gate, InputKind, Numbering};
-
-    const fn crossaudit(id: &'static str, description: &'static str) -> InputKind {
-        InputKind::new(id, description)
-            .gate(Gate { exempt: Some("PASS"), blocked: Some("BLOCK") })
-            .numbering(Numbering {
-                name: |n| format!("CYCLE-{n:06}"),
-                unnumbered: "some cycle ids carry no CYCLE-NNNNNN number",
-            })
-            .second_reading(
-                "verified-closed entries read differently by the mining script (leading F-<digits> of the text before ':') and the analysis script (first F-<digits> anywhere); the figures use the mining reading",
-            )
-    }
-
-    /// A deployed ledger read from a plain directory.
-    pub const DEPLOYED_DIRECTORY: InputKind =
-        crossaudit("deployed-ledger-directory", "a deployed CrossAudit ledger (plain directory)");
-    /// A deployed ledger read from git objects at a revision.
-    pub const DEPLOYED_GIT: InputKind =
-        crossaudit("deployed-ledger-git", "a deployed CrossAudit ledger (git objects at a revision)");
-    /// Mined records: `cycles.jsonl` (+ `findings_lifecycle.json`, `summary.json`).
-    pub const MINED_RECORDS: InputKind = crossaudit("mined-records", "mined ledger records (cycles.jsonl)");
-    /// Analysis records: `cycles-b.json` (+ `analysis.json`).
-    pub const ANALYSIS_RECORDS: InputKind = crossaudit("analysis-records", "analysis records (cycles-b.json)");
-    /// A reference v1 ledger (receipts with `constitution_hash`).
-    pub const V1_LEDGER: InputKind = crossaudit("v1-ledger", "a reference v1 CrossAudit ledger");
-    /// A product receipt-schema-2 ledger.
-    pub const SCHEMA2_LEDGER: InputKind = crossaudit("schema2-ledger", "a receipt-schema-2 CrossAudit ledger");
 }
 
 /// Detects what `path` holds and reads it. `science` is the science repository the caller
@@ -150,18 +118,18 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                 Some(mut input) => {
                     // A receipt ledger in git: crawl it as `crossverify ledger` does and
                     // convert its cycles.
-                    let mut o = crate::crossaudit::Options::new(path);
+                    let mut o = load::Options::new(path);
                     o.audit_rev = Some(commit.to_string());
                     o.science = science.map(Path::to_path_buf);
-                    let records = crate::crossaudit::lifecycle_records(&o, ctx).map_err(|e| match e {
+                    let records = super::receipts::lifecycle_records(&o, ctx).map_err(|e| match e {
                         // The operator's input is wrong (a paired ledger without its science
                         // repository, the wrong one): could not run, with the fix, as `ledger`.
-                        crate::crossaudit::Error::Usage(m) => Error::Input(m),
+                        load::Error::Usage(m) => Error::Input(m),
                         // Figures over one layout of a mixed ledger would describe a part as
                         // the whole: the layouts are named, as `ledger` names them (CV-A005).
-                        e @ crate::crossaudit::Error::MixedLayouts(_) => Error::Input(e.to_string()),
-                        crate::crossaudit::Error::Git(g) => Error::Git(g),
-                        crate::crossaudit::Error::Interrupted(i) => Error::Interrupted(i),
+                        e @ load::Error::MixedLayouts(_) => Error::Input(e.to_string()),
+                        load::Error::Git(g) => Error::Git(g),
+                        load::Error::Interrupted(i) => Error::Interrupted(i),
                     })?;
                     input.records = records;
                     input.results.clear();
@@ -262,7 +230,6 @@ pub fn records(ledger: &DeployedLedger, kind: InputKind) -> Records {
                 .or_else(|| meta.and_then(|m| m.audited_commit.clone())),
             decision: result.map(|r| r.decision.clone()),
             model: meta.and_then(|m| m.model.clone()),
-            runner: None,
             started_at: meta.and_then(|m| m.started_at.clone()),
             completed_at: meta.and_then(|m| m.completed_at.clone()),
             findings: result.map(|r| {
@@ -329,10 +296,10 @@ pub fn records_dir(dir: &Path, prefer: Option<InputKind>) -> Result<Input, Error
     let mined = load(CYCLES_JSONL)?.map(|b| mined_records(&b, &mut results));
     let analysis = load(CYCLES_B)?.map(|b| analysis_records(&b, &mut results));
     let mut published = Vec::new();
-    for name in [SUMMARY, LIFECYCLE, ANALYSIS] {
+    for (name, form) in FILES {
         if let Some(bytes) = load(name)? {
             match crate::json::parse(&bytes) {
-                Ok(value) => published.push(Published { name, value }),
+                Ok(value) => published.push(Published { name, value, form }),
                 Err(e) => results.push(CheckResult::new(
                     &RECORDS_READABLE,
                     Outcome::Failed,
@@ -354,8 +321,10 @@ pub fn records_dir(dir: &Path, prefer: Option<InputKind>) -> Result<Input, Error
         }
     };
     let mut input = Input::new(primary);
-    input.mined = mined;
-    input.analysis = analysis;
+    input.sets = [(CYCLES_JSONL, mined), (CYCLES_B, analysis)]
+        .into_iter()
+        .filter_map(|(name, records)| records.map(|records| RecordSet { name, records }))
+        .collect();
     input.published = published;
     input.results = results;
     input.read = read;
@@ -559,7 +528,6 @@ fn cycle(v: &Value, d: &Dialect) -> Result<CycleRecord, String> {
         audited_commit: optional(o, d.audited_commit)?,
         decision: Some(required(field_str(o, "decision"), "decision")?),
         model: field_str(o, "model")?,
-        runner: None,
         started_at: field_str(o, d.started)?,
         completed_at: field_str(o, d.completed)?,
         findings: Some(findings),

@@ -1,4 +1,5 @@
-//! Rule citations extracted from evidence text, with the deployment scripts' patterns.
+//! Rule citations extracted from evidence text, with the deployment scripts' patterns, and the
+//! mining script's reading of fix commits in the science log (its step 5).
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -14,6 +15,23 @@ static GATE: LazyLock<Regex> =
 /// `CA-[A-Z]+-\d+`: Constitution rule IDs (the analysis script adds this pattern).
 static CONSTITUTION_RULE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"CA-[A-Z]+-\d+").expect("the pattern is a valid literal regex"));
+
+/// `F-<digits>` anywhere in a commit subject: the findings a fix commit names.
+static FINDING_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"F-\d+").expect("the pattern is a valid literal regex"));
+
+/// Whether a commit subject is a fix commit: it contains `audit CYCLE` (any case) or
+/// `F-<digit>`.
+#[must_use]
+pub fn is_fix_subject(subject: &str) -> bool {
+    subject.to_lowercase().contains("audit cycle") || FINDING_ID.is_match(subject)
+}
+
+/// The finding IDs (`F-<digits>`) a fix commit's subject names, in order.
+#[must_use]
+pub fn fixed_findings(subject: &str) -> Vec<String> {
+    FINDING_ID.find_iter(subject).map(|m| m.as_str().to_owned()).collect()
+}
 
 /// Which patterns to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +68,16 @@ pub fn evidence_text(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fix_subjects() {
+        assert!(is_fix_subject("fix F-001 and F-004 (audit CYCLE-000001)"));
+        assert!(is_fix_subject("Revise after Audit cycle 2"));
+        assert!(is_fix_subject("F-9"));
+        assert!(!is_fix_subject("refactor: F-x naming"));
+        assert!(!is_fix_subject("add results"));
+        assert_eq!(fixed_findings("fix F-001 and F-004 (audit CYCLE-000001)"), ["F-001", "F-004"]);
+    }
 
     #[test]
     fn patterns_match_the_scripts() {

@@ -1,4 +1,5 @@
-//! v1 and schema-2 ledgers in the statistics record model.
+//! v1 and schema-2 ledgers in the statistics record model: crawled and verified as by
+//! `crossverify ledger`, then converted.
 //!
 //! These formats give findings no stable IDs and keep no verified-closed list, so the
 //! conversion states its two readings: a finding's ID is its dispute key `<rule>@<artifact>`
@@ -7,9 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::crossaudit::load::Ledger;
+use crate::crossaudit::crawl::run::{run, wrong_science};
+use crate::crossaudit::load::{Error, Ledger, Options};
 use crate::crossaudit::model::CycleFacts;
-use crate::stats::model::{Closure, CycleRecord, FindingRecord, Records};
+use crate::crossaudit::records::receipt::Family;
+use crate::progress::Ctx;
+use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, Records};
 
 fn iso(epoch: i64) -> Option<String> {
     // Days from the civil calendar (Howard Hinnant's algorithm), so no clock is consulted.
@@ -28,11 +32,36 @@ fn iso(epoch: i64) -> Option<String> {
     Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60))
 }
 
+/// The statistics records of a v1 or schema-2 ledger (`crossverify stats` on such a ledger):
+/// the ledger is crawled and verified as by `crossverify ledger`, then converted (this file
+/// states the two readings the conversion makes).
+///
+/// # Errors
+/// As `crossverify ledger`.
+pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<Records, Error> {
+    let run = run(opts, ctx)?;
+    wrong_science(opts, &run)?;
+    Ok(records(&run.ledger, &run.facts))
+}
+
+/// One finding keyed `<rule>@<artifact>`, labelled with where it came from.
+fn finding(rule: &str, artifact: &str, severity: &str, source: &str) -> FindingRecord {
+    FindingRecord {
+        id: format!("{rule}@{artifact}"),
+        severity: Some(severity.to_owned()),
+        scopes: None,
+        source: Some(source.to_owned()),
+        finding_class: None,
+        rules: vec![rule.to_owned()],
+        title_sha16: None,
+    }
+}
+
 /// Converts a verified ledger into statistics records.
 pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
     let kind = match ledger.family {
-        crate::crossaudit::records::receipt::Family::V1 => crate::crossaudit::stats::input::kind::V1_LEDGER,
-        crate::crossaudit::records::receipt::Family::Schema2 => crate::crossaudit::stats::input::kind::SCHEMA2_LEDGER,
+        Family::V1 => super::kind::V1_LEDGER,
+        Family::Schema2 => super::kind::SCHEMA2_LEDGER,
     };
     let mut r = Records::new(kind);
     // Findings of the previous round, per controller cycle, to infer closures.
@@ -41,30 +70,10 @@ pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
         let receipt = f.receipt.as_ref();
         let mut findings = Vec::new();
         if let Some(Ok(d)) = &c.dcl {
-            for x in &d.findings {
-                findings.push(FindingRecord {
-                    id: format!("{}@{}", x.rule, x.artifact),
-                    severity: Some(x.severity.clone()),
-                    scopes: None,
-                    source: Some("DETERMINISTIC".into()),
-                    finding_class: None,
-                    rules: vec![x.rule.clone()],
-                    title_sha16: None,
-                });
-            }
+            findings.extend(d.findings.iter().map(|x| finding(&x.rule, &x.artifact, &x.severity, "DETERMINISTIC")));
         }
         if let Some((_, rep)) = &c.report {
-            for b in &rep.model_findings {
-                findings.push(FindingRecord {
-                    id: format!("{}@{}", b.rule, b.artifact),
-                    severity: Some(b.severity.clone()),
-                    scopes: None,
-                    source: Some("JUDGMENT".into()),
-                    finding_class: None,
-                    rules: vec![b.rule.clone()],
-                    title_sha16: None,
-                });
-            }
+            findings.extend(rep.model_findings.iter().map(|b| finding(&b.rule, &b.artifact, &b.severity, "JUDGMENT")));
         }
         let ids: Vec<String> = findings.iter().map(|x| x.id.clone()).collect();
         let closed = f.cycle_id.as_ref().map(|cid| {
@@ -84,21 +93,18 @@ pub(crate) fn records(ledger: &Ledger, facts: &[CycleFacts]) -> Records {
             audited_commit: receipt.and_then(|x| x.sha.clone()),
             decision: f.verdict.clone(),
             model: receipt.and_then(|x| x.auditor_model.clone()),
-            runner: Some(match ledger.family {
-                crate::crossaudit::records::receipt::Family::V1 => "crossaudit v1 runner".into(),
-                crate::crossaudit::records::receipt::Family::Schema2 => {
-                    format!("crossaudit {}", receipt.and_then(|x| x.verifier_version.clone()).unwrap_or_default())
-                }
-            }),
             started_at: started,
             completed_at: None,
             findings: receipt.map(|_| findings),
             verified_closed: closed,
         });
     }
-    r.unsupported(&["audit_minutes", "gap_minutes"], "v1 and schema-2 ledgers record no audit completion time");
-    r.unsupported(&["closure_lag_cycle_numbers"], "cycle directories of v1 and schema-2 ledgers carry no cycle number");
-    r.unsupported(&["scopes"], "v1 and schema-2 findings gate the increment as a whole: there are no blocked scopes");
+    r.cannot_measure(&[Group::Durations], "v1 and schema-2 ledgers record no audit completion time");
+    r.cannot_measure(&[Group::CycleNumbers], "cycle directories of v1 and schema-2 ledgers carry no cycle number");
+    r.cannot_measure(
+        &[Group::Scopes],
+        "v1 and schema-2 findings gate the increment as a whole: there are no blocked scopes",
+    );
     r.caveat("closed", "inferred: a finding listed in one round of a controller cycle and absent from the next round of the same cycle; finding IDs are `<rule>@<artifact>`");
     r
 }
