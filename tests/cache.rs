@@ -125,12 +125,12 @@ fn entries_forged_without_the_key_cannot_make_a_tampered_manifest_verify() {
     assert!(n > 0);
     let poisoned = cached(&l, &[]);
     same_report(&plain, &poisoned);
-    assert_eq!(figure(&poisoned, "dropped"), n as u64, "{}", stderr(&poisoned));
+    assert_eq!(figure(&poisoned, "unused"), n as u64, "{}", stderr(&poisoned));
     assert_eq!(figure(&poisoned, "hits"), 0);
     // The run wrote the true digests back: the next run is served by them.
     let healed = cached(&l, &[]);
     same_report(&plain, &healed);
-    assert_eq!((figure(&healed, "misses"), figure(&healed, "dropped")), (0, 0), "{}", stderr(&healed));
+    assert_eq!((figure(&healed, "misses"), figure(&healed, "unused")), (0, 0), "{}", stderr(&healed));
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn a_flipped_byte_anywhere_in_an_entry_drops_it() {
         });
         let o = cached(&l, &[]);
         same_report(&plain, &o);
-        assert_eq!(figure(&o, "dropped"), len as u64, "flip {at}: {}", stderr(&o));
+        assert_eq!(figure(&o, "unused"), len as u64, "flip {at}: {}", stderr(&o));
     }
 }
 
@@ -281,7 +281,7 @@ fn two_runs_writing_at_once_both_land() {
     let rows = rewrite(&shared, |_, v| v.to_vec());
     assert!(rows as u64 <= written && rows > 0, "{rows} rows, {written} written");
     let again = spawn(&a).wait_with_output().expect("again");
-    assert_eq!((figure(&again, "dropped"), figure(&again, "written")), (0, 0), "{}", stderr(&again));
+    assert_eq!((figure(&again, "unused"), figure(&again, "written")), (0, 0), "{}", stderr(&again));
 }
 
 #[test]

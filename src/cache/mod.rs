@@ -88,7 +88,7 @@ impl Stats {
     #[must_use]
     pub fn line(&self) -> String {
         format!(
-            "cache: {} hits, {} misses, {} written with another key (not used), {} stale (another version), {} written",
+            "cache: {} hits, {} misses, {} unused (written with another key, or altered), {} stale (another version), {} written",
             self.hits, self.misses, self.dropped, self.stale, self.written
         )
     }
@@ -462,7 +462,7 @@ mod tests {
     fn entries_of_another_key_are_not_called_an_attack() {
         let s = super::Stats { hits: 3, misses: 1, dropped: 2, written: 1, ..super::Stats::default() };
         let line = s.line();
-        assert!(line.contains("2 written with another key (not used)"), "{line}");
+        assert!(line.contains("2 unused (written with another key, or altered)"), "{line}");
         assert!(!line.contains("authentication"), "{line}");
     }
 }

@@ -145,10 +145,7 @@ impl CacheArgs {
         for n in &s.notes {
             note(quiet, &format!("cache: {n}"));
         }
-        let mut line = format!(
-            "cache: {} hits, {} misses, {} dropped (failed authentication), {} stale (another version), {} written",
-            s.hits, s.misses, s.dropped, s.stale, s.written
-        );
+        let mut line = s.line();
         let kinds: Vec<String> =
             s.by_kind.iter().map(|(k, n)| format!("{}: {} hits, {} misses", kind_name(k), n.hits, n.misses)).collect();
         if !kinds.is_empty() {
