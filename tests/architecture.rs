@@ -793,3 +793,32 @@ fn a_stale_circle_exception_is_reported() {
         vec!["the exception git: tree -> mod is no longer needed: remove it from CIRCLE_EXCEPTIONS".to_owned()]
     );
 }
+
+/// Longest file allowed in `src/` (issue 22; functions are held to 100 lines by clippy's
+/// `too_many_lines`, configured in `clippy.toml`).
+const MAX_FILE_LINES: usize = 800;
+
+fn long_files(files: &[(PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(p, text)| (p, text.lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(p, n)| format!("src/{}: {n} lines, more than {MAX_FILE_LINES}: split it along its seams", p.display()))
+        .collect()
+}
+
+#[test]
+fn no_source_file_is_longer_than_800_lines() {
+    let long = long_files(&sources_in(LIB));
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+#[test]
+fn a_planted_long_file_is_reported() {
+    let planted =
+        vec![(PathBuf::from("report/mod.rs"), "x\n".repeat(801)), (PathBuf::from("ok.rs"), "x\n".repeat(800))];
+    assert_eq!(
+        long_files(&planted),
+        vec!["src/report/mod.rs: 801 lines, more than 800: split it along its seams".to_owned()]
+    );
+}
