@@ -1,4 +1,4 @@
-//! Time of a CrossExam replay on the worst inputs of `tests/memory_budget_crossexam.rs` at three
+//! Time of a CrossExam replay on the worst inputs of `tests/memory_budget/crossexam.rs` at three
 //! sizes (issue 21 §5): the time per input byte should stay flat as the size quadruples, which
 //! is what "linear" means here. No timing is asserted anywhere; run it by hand:
 //!

@@ -279,7 +279,7 @@ vector("v1-shallow", "A shallow audit clone: I2, the Constitution commit and the
        [("CV-A201", "cantTell"), ("CV-A706", "cantTell"), ("CV-A503", "cantTell"), ("CV-A702", "passed")],
        absent=[("CV-A503", "failed"), ("CV-A502", "failed"), ("CV-A712", "failed")])
 scenario("s2-shallow", "The schema-2 audit repository is a shallow clone: the report commits it lacks are unknown, not forged.", 'base = "demo"\nshallow_ledger = 1')
-vector("s2-shallow", "A shallow schema-2 audit clone: the append-only history and the controller replay are cantTell (exit 3), never failed (tests/shallow.rs covers objects missing from a real `git clone --depth 1`).",
+vector("s2-shallow", "A shallow schema-2 audit clone: the append-only history and the controller replay are cantTell (exit 3), never failed (tests/it/shallow.rs covers objects missing from a real `git clone --depth 1`).",
        s2("s2-shallow"), 3, [("CV-A201", "cantTell"), ("CV-A702", "passed")],
        absent=[("CV-A710", "failed"), ("CV-A503", "failed"), ("CV-A712", "failed")])
 s2t("round-one-unreadable", "Round 1's receipt is not JSON: it fails CV-A001, and round 2's sequence and parent chain cannot be judged (the gap may be round 1), so they are cantTell, not failed.",

@@ -145,7 +145,7 @@ clean = [
 ]
 write_dir("deployed-clean", clean)
 
-# --- deployed-lifecycle (figures worked out by hand in tests/stats.rs) -------------------------
+# --- deployed-lifecycle (figures worked out by hand in tests/it/stats.rs) -------------------------
 life = [
     ("CYCLE-000001", cycle("CYCLE-000001", "BLOCK", [
         finding("F-001", "CRITICAL", [S, P], "Evidence manifest mismatch", "Gate 11 / R-EVD-002", "DETERMINISTIC", "HARD"),

@@ -1,5 +1,5 @@
 //! The properties the cargo-fuzz targets in `fuzz/` check, one function per target, in the
-//! library so that `tests/fuzz_corpus.rs` replays the committed seeds (`fuzz/corpus/<target>/`)
+//! library so that `tests/it/fuzz_corpus.rs` replays the committed seeds (`fuzz/corpus/<target>/`)
 //! through exactly what each target runs, on the stable toolchain and in ordinary CI.
 //!
 //! Each function panics when its property fails; that is the finding a fuzzer reports.

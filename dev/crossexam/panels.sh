@@ -6,7 +6,7 @@
 #   forged-phase     a seat posts `info "phase -> debate"` during blind; task.md stays blind
 #   verify-in-blind  a verify appended by hand during blind (the CLI refuses it)
 #   rewritten-line   the clean panel, then line 1 of the bus rewritten and committed
-# Each violation is made by hand exactly as described; tests/crossexam_tool.rs runs crossverify
+# Each violation is made by hand exactly as described; tests/it/crossexam_tool.rs runs crossverify
 # on every panel and asserts the exact set of failing rule codes.
 # Usage: dev/crossexam/panels.sh CXAM OUT   (CXAM: path to the cxam executable)
 set -euo pipefail

@@ -1,5 +1,5 @@
 //! Allowed-signers files: parsed or refused with a line of the file; never allows a key they do not list.
-//! The property lives in `crossverify::fuzzing::allowed_signers`, which `tests/fuzz_corpus.rs` replays.
+//! The property lives in `crossverify::fuzzing::allowed_signers`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

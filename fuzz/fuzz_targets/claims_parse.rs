@@ -1,6 +1,6 @@
 //! Claims files (`--claims`, TOML keyed by JSON Pointer): any text gives claims or an error,
 //! never a panic, and every accepted pointer parses on its own.
-//! The property lives in `crossverify::fuzzing::claims_parse`, which `tests/fuzz_corpus.rs` replays.
+//! The property lives in `crossverify::fuzzing::claims_parse`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,5 +1,5 @@
 //! DSSE envelopes: parsed or refused; a parsed one round-trips through to_json; a fixed key never verifies a fuzzed signature.
-//! The property lives in `crossverify::fuzzing::dsse_envelope`, which `tests/fuzz_corpus.rs` replays.
+//! The property lives in `crossverify::fuzzing::dsse_envelope`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,5 +1,5 @@
 //! Proof-or-Stop parser of untrusted input (`pos_statement`): see `crossverify::fuzzing::pos_statement`, which
-//! `tests/fuzz_corpus.rs` replays on every committed seed.
+//! `tests/it/fuzz_corpus.rs` replays on every committed seed.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

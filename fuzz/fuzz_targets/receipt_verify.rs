@@ -2,7 +2,7 @@
 //! `crossverify::fuzzing::REPORT_SEPARATOR`) replace round 2 of the built-in demo ledger, minted
 //! once into a temporary directory, and every check of the ledger runs. No panic, the same
 //! results twice, and the genuine records fail nothing. The property lives in
-//! `crossverify::fuzzing::ReceiptVerify`, which `tests/fuzz_corpus.rs` replays.
+//! `crossverify::fuzzing::ReceiptVerify`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use std::sync::{Mutex, OnceLock};

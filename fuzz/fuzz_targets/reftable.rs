@@ -1,5 +1,5 @@
 //! Reftables (git's reftable ref storage): records or an error naming the reason, never a panic.
-//! The property lives in `crossverify::fuzzing::reftable`, which `tests/fuzz_corpus.rs` replays.
+//! The property lives in `crossverify::fuzzing::reftable`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,5 +1,5 @@
 //! SSH signatures: an armored block decodes or is refused, deterministically; a decoded one verifies only strictly.
-//! The property lives in `crossverify::fuzzing::sshsig`, which `tests/fuzz_corpus.rs` replays.
+//! The property lives in `crossverify::fuzzing::sshsig`, which `tests/it/fuzz_corpus.rs` replays.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

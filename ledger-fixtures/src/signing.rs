@@ -3,7 +3,7 @@
 //!
 //! Written here again from the OpenSSH `PROTOCOL.sshsig` and `PROTOCOL.key` documents, not with
 //! crossverify's `trust` layer, so the verifier and the minter are two independent readings of
-//! the format; `tests/trust_commits.rs` checks that these bytes equal what `ssh-keygen -Y sign`
+//! the format; `tests/it/trust_commits.rs` checks that these bytes equal what `ssh-keygen -Y sign`
 //! writes with the same key and that git itself accepts the signed commits.
 
 use base64::Engine as _;

@@ -1,7 +1,7 @@
 //! The demo ledger that ships in the binary: the two bare repositories the fixture minter makes
 //! from `ledger-fixtures/demo-signed.toml` (`demo.toml` with signed audit commits) with its
 //! allowed-signers file, stored as object archives (`src/crossaudit/demo-ledger/`,
-//! regenerated and checked byte for byte by `tests/demo_ledger.rs`) so the release binary
+//! regenerated and checked byte for byte by `tests/it/demo_ledger.rs`) so the release binary
 //! carries no minter and `demo` needs no git CLI.
 //!
 //! Archive: records `object <kind> <len>\n<bytes>` (kind as git names it) and

@@ -10,7 +10,7 @@
 //!
 //! This file is the module's public surface and declares nothing else. The module is built in
 //! floors, each importing only the floors below it (`docs/development.md`, "CrossAudit's
-//! floors"; `tests/architecture.rs` keeps it so): the check catalogue (`checks.rs`) and the
+//! floors"; `tests/it/architecture.rs` keeps it so): the check catalogue (`checks.rs`) and the
 //! record formats (`records/`, and the deployed ledger in `deployed/`); loading a ledger and the
 //! shard plan (`load/`); the model of one cycle every check reads (`model/`); one file per
 //! invariant family (`invariants/`), none importing another; the cross-cycle replay

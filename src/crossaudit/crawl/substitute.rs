@@ -4,7 +4,7 @@
 //! parses can still carry a `sha` of multi-byte characters, a round of `i64::MIN` or a manifest
 //! of odd names into code that trusted them. This is the entry point that drives those checks
 //! with fuzzed records against a fixed genuine ledger: the `receipt_verify` fuzz target calls
-//! it, and `tests/fuzz_corpus.rs` replays the committed seeds through it on stable Rust.
+//! it, and `tests/it/fuzz_corpus.rs` replays the committed seeds through it on stable Rust.
 //!
 //! The ledger is loaded once. Each substitution stores the receipt as a loose blob in the
 //! ledger repository (use a throwaway copy), points the cycle and its history at it as if it

@@ -1,6 +1,6 @@
 //! The checks, one file (or folder) per invariant family. Each reads the model of one cycle
 //! (`model/`), the loaded ledger and the records; none imports another family or the crawl
-//! that drives them (`tests/architecture.rs`).
+//! that drives them (`tests/it/architecture.rs`).
 
 pub(crate) mod deployed;
 pub(crate) mod format;

@@ -14,7 +14,7 @@ const MAX_EXPANDED_NODES: u64 = 100_000;
 /// The largest `crossaudit.yml` read. A configuration is a few kilobytes; the YAML scanner
 /// queues a token (about 48 bytes) for every item of a flow collection before the node count
 /// can refuse it, so the size bounds its memory (about 96 bytes per input byte, measured by
-/// `tests/memory_budget.rs`).
+/// `tests/memory_budget/parsers.rs`).
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
 fn within_size(text: &str) -> Result<(), Error> {
