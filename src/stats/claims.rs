@@ -7,6 +7,12 @@ use super::compare::{Keys, Stated, allowance, differences, show};
 use super::figures::{COUNT_MAPS, FIGURES, Figures};
 use crate::report::{CheckResult, Outcome};
 
+/// The largest claims file read (1 MiB). A claims file states a handful of figures; the TOML
+/// parser's time per byte grows with the document beyond this size (exponent 1.2 to 1.3 between
+/// 1 and 8 MiB in `benches/parsers.rs`), and its memory with it, so a larger file is refused
+/// before it is parsed.
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+
 /// One stated figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {
@@ -33,7 +39,7 @@ pub struct ClaimsError(pub String);
 /// A pointer that does not start with `/` or has a bad `~` escape.
 pub fn parse_pointer(p: &str) -> Result<Vec<String>, String> {
     let Some(rest) = p.strip_prefix('/') else {
-        return Err(format!("{p:?} is not a JSON Pointer (it must start with `/`)"));
+        return Err(format!("{} is not a JSON Pointer (it must start with `/`)", shown(p)));
     };
     rest.split('/')
         .map(|t| {
@@ -44,7 +50,7 @@ pub fn parse_pointer(p: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('0') => out.push('~'),
                         Some('1') => out.push('/'),
-                        _ => return Err(format!("{p:?}: `~` must be followed by 0 or 1")),
+                        _ => return Err(format!("{}: `~` must be followed by 0 or 1", shown(p))),
                     }
                 } else {
                     out.push(c);
@@ -53,6 +59,15 @@ pub fn parse_pointer(p: &str) -> Result<Vec<String>, String> {
             Ok(out)
         })
         .collect()
+}
+
+/// A pointer as an error message quotes it: at most 80 characters, so that a hostile key does
+/// not make the message as long as the file.
+fn shown(p: &str) -> String {
+    match p.char_indices().nth(80) {
+        Some((end, _)) => format!("{:?}…", &p[..end]),
+        None => format!("{p:?}"),
+    }
 }
 
 /// Parses a claims file.
@@ -64,8 +79,16 @@ pub fn parse_pointer(p: &str) -> Result<Vec<String>, String> {
 /// ```
 ///
 /// # Errors
-/// Invalid TOML, a key that is not a pointer, a pointer naming no figure, a bad tolerance.
+/// A text over [`MAX_FILE_BYTES`], invalid TOML, a key that is not a pointer, a pointer naming
+/// no figure, a bad tolerance.
 pub fn parse(text: &str) -> Result<Vec<Claim>, ClaimsError> {
+    if text.len() > MAX_FILE_BYTES {
+        return Err(ClaimsError(format!(
+            "{} bytes; a claims file is at most {} bytes (1 MiB)",
+            text.len(),
+            MAX_FILE_BYTES
+        )));
+    }
     let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| ClaimsError(format!("invalid TOML: {e}")))?;
     let mut claims = Vec::new();
     for (key, v) in &doc {

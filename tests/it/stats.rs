@@ -324,6 +324,27 @@ fn usage_errors_exit_2_and_say_why() {
 }
 
 #[test]
+fn a_claims_file_over_one_mib_is_refused_before_it_is_parsed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let claims = tmp.path().join("claims.toml");
+    let path = claims.to_str().expect("utf-8");
+    // Valid TOML of exactly `bytes` bytes: blank space, then one claim. The size, not the
+    // syntax, decides.
+    let sized = |bytes: usize| {
+        let line = "\"/cycles\" = 7\n";
+        format!("{}\n{line}", " ".repeat(bytes - line.len() - 1))
+    };
+    let max = crossverify::stats::claims::MAX_FILE_BYTES;
+    std::fs::write(&claims, sized(max + 1)).expect("write");
+    let (code, _, err) = run(&["stats", FIRST_FREEZE, "--claims", path]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("claims.toml") && err.contains("at most 1 MiB"), "{err}");
+    std::fs::write(&claims, sized(max)).expect("write");
+    let (code, _, err) = run(&["stats", FIRST_FREEZE, "--claims", path]);
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+}
+
+#[test]
 fn a_wrong_claim_exits_1_and_is_named() {
     let claims = "test-vectors/claims/first-freeze-one-wrong.toml";
     let (code, r) = report(&["stats", FIRST_FREEZE, "--claims", claims]);

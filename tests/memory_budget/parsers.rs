@@ -91,7 +91,7 @@ fn parsers() -> Vec<Parser> {
             }
         }),
         parser("checks.json and the deployed records", f::ledger_json_records),
-        parser("claims files", f::claims_parse),
+        limited("claims files", f::claims_parse, crossverify::stats::claims::MAX_FILE_BYTES),
         parser("Proof-or-Stop bundle envelope", f::pos_envelope),
         parser("Proof-or-Stop statement", f::pos_statement),
         limited("Proof-or-Stop trust store", f::pos_trust_store, crossverify::proof_or_stop::trust_store::MAX_BYTES),
