@@ -14,6 +14,8 @@
 
 use std::time::Instant;
 
+/// Rounds per size (the median is kept), unless `CROSSVERIFY_BENCH_ROUNDS` says otherwise: one
+/// round under `valgrind --tool=callgrind`, which counts instructions rather than time.
 const ROUNDS: usize = 5;
 /// The largest size measured, in MiB, unless `CROSSVERIFY_BENCH_MIB` says otherwise.
 const LARGEST_MIB: usize = 8;
@@ -75,6 +77,11 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .filter(|m| *m >= 1)
         .unwrap_or(LARGEST_MIB);
+    let rounds: usize = std::env::var("CROSSVERIFY_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|r| *r >= 1)
+        .unwrap_or(ROUNDS);
     let mut inputs: std::collections::BTreeMap<usize, Vec<(&'static str, Vec<u8>)>> = std::collections::BTreeMap::new();
     out("parser | input | sizes | ms at each size | exponent");
     let mut worst: f64 = 0.0;
@@ -92,7 +99,7 @@ fn main() {
                 .map(|n| {
                     let data = &inputs[n][k].1;
                     median(
-                        (0..ROUNDS)
+                        (0..rounds)
                             .map(|_| {
                                 let t = Instant::now();
                                 run(std::hint::black_box(data));
