@@ -32,6 +32,7 @@ pub mod cache;
 pub mod checks;
 pub mod crossaudit;
 pub mod crossexam;
+pub mod files;
 pub mod foundation;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

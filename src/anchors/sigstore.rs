@@ -202,15 +202,12 @@ impl Options {
 
 #[cfg(feature = "sigstore")]
 fn read_capped(p: &std::path::Path) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
-    let f = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let mut bytes = Vec::new();
-    let cap = crate::trust::sigstore::MAX_BYTES as u64;
-    f.take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("{}: more than {cap} bytes, too large for a trusted root", p.display()));
-    }
-    Ok(bytes)
+    crate::files::read_capped(p, crate::trust::sigstore::MAX_BYTES).map_err(|e| match e {
+        crate::files::ReadError::TooLarge(max) => {
+            format!("{}: more than {max} bytes, too large for a trusted root", p.display())
+        }
+        crate::files::ReadError::Io(e) => format!("{}: {e}", p.display()),
+    })
 }
 
 /// One result per check for the bundle `bundle` (at `subject`) over an artifact whose SHA-256

@@ -89,19 +89,6 @@ pub struct Adapter {
     pub read: fn(&Options<'_>, crate::progress::Ctx<'_>) -> Result<input::Input, Error>,
 }
 
-/// The file at `path`, refused when it holds more than `max` bytes (read no further than that,
-/// so a huge or endless file costs `max` bytes of memory, not its size).
-fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(max as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    if bytes.len() > max {
-        return Err(format!("more than {max} bytes; a claims file is at most 1 MiB"));
-    }
-    Ok(bytes)
-}
-
 /// `crossverify stats`: `read` is the protocol's reader of `opts.path` at `opts.rev`, called
 /// after the claims file is read so that the errors keep their order.
 ///
@@ -110,8 +97,13 @@ fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
 pub fn command(opts: &Options<'_>, read: impl FnOnce() -> Result<input::Input, Error>) -> Result<Report, Error> {
     let claims = match opts.claims {
         Some(p) => {
-            let bytes = read_bounded(p, claims::MAX_FILE_BYTES)
-                .map_err(|e| claims::ClaimsError(format!("{}: {e}", p.display())))?;
+            let bytes = crate::files::read_capped(p, claims::MAX_FILE_BYTES).map_err(|e| {
+                let why = match e {
+                    crate::files::ReadError::TooLarge(_) => format!("{e}; a claims file is at most 1 MiB"),
+                    crate::files::ReadError::Io(_) => e.to_string(),
+                };
+                claims::ClaimsError(format!("{}: {why}", p.display()))
+            })?;
             let text = String::from_utf8(bytes.clone())
                 .map_err(|_| claims::ClaimsError(format!("{}: not UTF-8", p.display())))?;
             let parsed = claims::parse(&text).map_err(|e| claims::ClaimsError(format!("{}: {}", p.display(), e.0)))?;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Layers, bottom first. A module may import modules of a lower layer, never of its own layer
 /// or a higher one; the exceptions are spelled out in [`allowed`].
 const LAYERS: &[&[&str]] = &[
-    &["json", "progress"],
+    &["json", "progress", "files"],
     // Git access, and the persistent cache (keyed by object ids; it knows no git type).
     &["git", "cache"],
     // Manifests from git objects; keys, signatures and envelopes.

@@ -22,15 +22,13 @@ use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind,
 use crate::stats::{Error, RECORDS_READABLE};
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let size = std::fs::metadata(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?.len();
-    if size > git::MAX_RECORD_BYTES {
-        return Err(Error::Input(format!(
-            "{}: {size} bytes, more than the {}-byte record limit",
-            path.display(),
-            git::MAX_RECORD_BYTES
-        )));
-    }
-    std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
+    crate::files::read_capped(path, git::MAX_RECORD_BYTES as usize).map_err(|e| {
+        let why = match e {
+            crate::files::ReadError::TooLarge(max) => format!("more than the {max}-byte record limit"),
+            crate::files::ReadError::Io(e) => e.to_string(),
+        };
+        Error::Input(format!("{}: {why}", path.display()))
+    })
 }
 
 /// Detects what `path` holds and reads it. `science` is the science repository the caller
