@@ -135,10 +135,11 @@ pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     if !meta.is_file() {
         return Err(e("is not a regular file".into()));
     }
+    // The size is checked again while reading: the file may grow after `symlink_metadata`.
     if meta.len() > max {
-        return Err(e(format!("larger than {max} bytes")));
+        return Err(e(format!("more than {max} bytes")));
     }
-    std::fs::read(path).map_err(|x| e(x.to_string()))
+    crate::files::read_capped(path, usize::try_from(max).unwrap_or(usize::MAX)).map_err(|x| e(x.to_string()))
 }
 
 /// Reads the policy document.
