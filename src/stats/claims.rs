@@ -65,7 +65,7 @@ pub fn parse_pointer(p: &str) -> Result<Vec<String>, String> {
 /// not make the message as long as the file.
 fn shown(p: &str) -> String {
     match p.char_indices().nth(80) {
-        Some((end, _)) => format!("{:?}…", &p[..end]),
+        Some((end, _)) => format!("{:?}…", p.get(..end).unwrap_or(p)),
         None => format!("{p:?}"),
     }
 }
