@@ -253,6 +253,16 @@ mod tests {
     }
 
     #[test]
+    fn an_error_quotes_at_most_80_characters_of_a_pointer() {
+        let long = "é".repeat(10_000);
+        let e = parse_pointer(&long).expect_err("no leading slash");
+        assert!(e.starts_with(&format!("{:?}…", "é".repeat(80))), "{e}");
+        assert!(e.chars().count() < 200, "{e}");
+        let e = parse_pointer(&format!("/{long}~2")).expect_err("bad escape");
+        assert!(e.chars().count() < 200, "{e}");
+    }
+
+    #[test]
     fn claims_files() {
         let c = parse("\"/cycles\" = 7\n\"/closure_lag/mean\" = { value = \"2.10\", source = \"§4.2\" }\n")
             .expect("parses");
