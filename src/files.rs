@@ -22,7 +22,7 @@ pub enum ReadError {
 /// The file cannot be opened or read, or holds more than `max` bytes.
 pub fn read_capped(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(max as u64 + 1).read_to_end(&mut bytes)?;
+    std::fs::File::open(path)?.take((max as u64).saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() > max {
         return Err(ReadError::TooLarge(max));
     }
@@ -41,6 +41,14 @@ mod tests {
         assert_eq!(read_capped(&p, 10).expect("at the limit"), [7u8; 10]);
         assert_eq!(read_capped(&p, 9).expect_err("over the limit").to_string(), "more than 9 bytes");
         assert!(read_capped(&dir.path().join("missing"), 9).is_err());
+    }
+
+    #[test]
+    fn no_limit_means_no_overflow() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"x").expect("write");
+        assert_eq!(read_capped(&p, usize::MAX).expect("read"), b"x");
     }
 
     #[test]
