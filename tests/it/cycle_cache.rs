@@ -139,6 +139,81 @@ fn one_cache_shared_by_every_fixture_at_one_path() {
     assert!(hits >= 200, "the second pass should read most receipts back: {hits}");
 }
 
+/// The cache is keyed by content, not by path: every fixture verified at one path, then at
+/// another (a copy, as a CI runner's fresh workspace restores it, and a `--no-local` clone with
+/// packs of its own, as a journal's temporary directory receives it) is answered from the
+/// entries the first run wrote, and each report is the bytes an uncached run at the new path
+/// gives. An entry whose results spell the first path answers only at that path.
+#[test]
+fn a_ledger_at_another_path_is_answered_from_the_cache() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let shared = tmp.path().join("shared.cache");
+    let (mut written, mut ledgers, mut unclonable) = (0, 0, 0);
+    // (hits, misses) of the receipt entries at the new paths.
+    let (mut copied_hits, mut cloned_hits) = ((0, 0), (0, 0));
+    for name in support::scenarios() {
+        let dir = support::materialize(&name, &tmp.path().join("first"));
+        if !dir.join("audit").is_dir() {
+            continue;
+        }
+        let cache = open(&shared, false);
+        let _ = report(&dir, Some(cache.clone()));
+        cache.flush();
+        written += cache.stats().by_kind.get("cycle").map_or(0, |k| k.written);
+        let copy = tmp.path().join("elsewhere").join(format!("{name}-copied"));
+        support::copy_dir(&dir, &copy);
+        let clone = tmp.path().join("elsewhere").join(format!("{name}-cloned"));
+        std::fs::create_dir_all(&clone).expect("mkdir");
+        // A fixture whose repository lacks an object on purpose cannot be cloned (git refuses):
+        // it is checked at the copy only.
+        let clonable = ["audit", "science"].into_iter().filter(|r| dir.join(r).is_dir()).all(|repo| {
+            let (from, to) = (dir.join(repo), clone.join(repo));
+            std::process::Command::new("git")
+                .args(["clone", "-q", "--mirror", "--no-local", path_str(&from), path_str(&to)])
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+        unclonable += usize::from(!clonable);
+        let places = if clonable {
+            vec![(&copy, &mut copied_hits), (&clone, &mut cloned_hits)]
+        } else {
+            vec![(&copy, &mut copied_hits)]
+        };
+        for (elsewhere, hits) in places {
+            let plain = report(elsewhere, None);
+            let cache = open(&shared, false);
+            let got = report(elsewhere, Some(cache.clone()));
+            let cycles = cache.stats().by_kind.get("cycle").copied().unwrap_or_default();
+            hits.0 += cycles.hits;
+            hits.1 += cycles.misses;
+            assert!(
+                got == plain,
+                "{name} at {}: the cache filled at another path changed the report: {}",
+                elsewhere.display(),
+                first_difference(&got, &plain)
+            );
+        }
+        ledgers += 1;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{ledgers} ledgers ({unclonable} not clonable): {written} receipt entries written at the first path; (hits, misses) at a copy {copied_hits:?}, at a fresh clone {cloned_hits:?}"
+    );
+    assert!(written >= 100, "too few receipts were cached to mean anything: {written}");
+    assert!(unclonable * 10 <= ledgers, "most fixtures can be cloned: {unclonable} of {ledgers} could not");
+    // Entries spelling a path (a git error naming the repository) do not answer elsewhere, nor
+    // do cycles never stored (not definite); every other lookup is a hit.
+    for (place, (hits, misses)) in [("a copy", copied_hits), ("a fresh clone", cloned_hits)] {
+        assert!(hits >= 100 && misses * 5 <= hits, "{place}: {hits} receipt lookups answered, {misses} missed");
+    }
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let out = std::process::Command::new("git")
         .args(args)

@@ -41,7 +41,7 @@ use crate::manifest::sealed;
 use crate::report::{CheckResult, Outcome};
 
 /// What a stored entry means; bump when the payload or the key's parts change meaning.
-const LAYOUT: &str = "crossaudit-cycle/1";
+const LAYOUT: &str = "crossaudit-cycle/2";
 
 /// Prefix of the table keys of this kind of entry.
 pub(crate) const KIND: &str = "cycle/";
@@ -52,6 +52,28 @@ struct Stored {
     deps: Deps,
     results: Vec<CheckResult>,
     facts: CycleFacts,
+    /// The repository paths as given, when the results or facts spell one of them (a git
+    /// error names its repository): such an entry answers only a run given the same paths.
+    /// Every other entry is a function of object ids alone and answers a run over any clone.
+    paths: Option<[String; 2]>,
+}
+
+impl Stored {
+    /// The entry for a cycle verified over repositories at `here` (audit, science): carrying
+    /// the paths exactly when its serialised results or facts contain one of them (as JSON
+    /// spells it), so that no path-free entry can answer with another run's path.
+    fn new(deps: Deps, results: Vec<CheckResult>, facts: CycleFacts, here: &[String; 2]) -> Stored {
+        let mut stored = Stored { deps, results, facts, paths: None };
+        let text = serde_json::to_string(&(&stored.results, &stored.facts)).unwrap_or_default();
+        let spelled = here.iter().filter(|p| !p.is_empty()).any(|p| {
+            let quoted = serde_json::to_string(p).unwrap_or_default();
+            quoted.get(1..quoted.len().saturating_sub(1)).is_some_and(|inner| text.contains(inner))
+        });
+        if spelled || text.is_empty() {
+            stored.paths = Some(here.clone());
+        }
+        stored
+    }
 }
 
 /// The answers asked again on every hit.
@@ -101,9 +123,9 @@ impl<'a> Memo<'a> {
         part(LAYOUT.as_bytes());
         part(env!("CARGO_PKG_VERSION").as_bytes());
         part(crate::report::BUILD_COMMIT.unwrap_or("").as_bytes());
-        // Results name these paths and options; a change to any is another run.
-        part(opts.audit.to_string_lossy().as_bytes());
-        part(opts.science.as_ref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
+        // Results depend on these options; a change to any is another run. The repositories'
+        // paths are not part of the key (a clone elsewhere holds the same ids): an entry whose
+        // results spell a path carries the paths and answers only for them (`Stored::paths`).
         part(format!("{:?}", opts.dialect).as_bytes());
         part(opts.expect_sha.as_deref().unwrap_or("\0").as_bytes());
         part(opts.expect_repo.as_deref().unwrap_or("\0").as_bytes());
@@ -135,6 +157,8 @@ impl<'a> Memo<'a> {
         // entry stood for undamaged objects, and one computed now could stand for damage.
         let cache = self.cache.filter(|c| sealed(c, audit) && science.is_none_or(|s| sealed(c, s)));
         let (Some(cache), Some(key)) = (cache, self.key(cycle)) else { return compute(buf) };
+        let here =
+            [audit.path().display().to_string(), science.map(|s| s.path().display().to_string()).unwrap_or_default()];
         let payload = cache.get(&key);
         let cached = payload.as_deref().and_then(|p| serde_json::from_slice::<Stored>(p).ok());
         if payload.is_some() && cached.is_none() {
@@ -142,15 +166,18 @@ impl<'a> Memo<'a> {
         }
         // An entry stands for objects read when it was written: it answers only while the
         // repositories still hold them (a partial clone, a pruned or damaged repository would
-        // make the computation below report them missing).
+        // make the computation below report them missing), and, when its results spell the
+        // repositories' paths, only for those paths.
         let current = cached
             .as_ref()
+            .filter(|s| s.paths.as_ref().is_none_or(|p| *p == here))
             .filter(|s| self.held(audit, science, cycle, &s.facts))
             .map(|s| self.deps(audit, science, &s.facts));
         if let Some(stored) = &cached
             && current.as_ref() != Some(&stored.deps)
         {
-            // The repositories changed under the entry: a miss, and the entry is replaced.
+            // The repositories changed under the entry, or it spells other paths: a miss, and
+            // the entry is replaced.
             cache.superseded(&key);
         }
         if let Some(stored) = cached
@@ -161,7 +188,7 @@ impl<'a> Memo<'a> {
             }
             // `--cache-audit`: the entry must be exactly what this run computes.
             let (results, facts) = compute(buf);
-            let again = Stored { deps: self.deps(audit, science, &facts), results, facts };
+            let again = Stored::new(self.deps(audit, science, &facts), results, facts, &here);
             let fresh = serde_json::to_vec(&again).ok();
             let agreed = fresh == payload;
             cache.audit_result(agreed);
@@ -172,7 +199,7 @@ impl<'a> Memo<'a> {
         }
         let (results, facts) = compute(buf);
         if definite(cycle, science, &results, &facts) {
-            let stored = Stored { deps: self.deps(audit, science, &facts), results, facts };
+            let stored = Stored::new(self.deps(audit, science, &facts), results, facts, &here);
             if let Ok(payload) = serde_json::to_vec(&stored) {
                 cache.put(&key, &payload);
             }
