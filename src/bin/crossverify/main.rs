@@ -14,6 +14,13 @@ use crossverify::report::Report;
 
 mod progress_bar;
 
+/// mimalloc instead of the system allocator: a cold ledger run makes tens of millions of small
+/// allocations (receipt documents, manifest maps, results), and glibc's malloc and free were
+/// 15% of its CPU (`benches/README.md`, issue 26). The library takes no side: this is the
+/// binary's choice.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The exit-code table every `--help` ends with.
 macro_rules! exit_codes {
     () => {
