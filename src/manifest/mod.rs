@@ -38,6 +38,21 @@ impl Digest {
         hex::encode(self.0)
     }
 
+    /// Whether `s` is exactly this digest in lowercase hex: the same answer as
+    /// `Digest::from_hex(s) == Some(*self)` with no uppercase digit in `s`, without decoding
+    /// (ten million manifest entries per bench ledger are compared this way).
+    #[must_use]
+    pub fn is_lower_hex(&self, s: &str) -> bool {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let s = s.as_bytes();
+        s.len() == 64
+            && self
+                .0
+                .iter()
+                .zip(s.chunks_exact(2))
+                .all(|(b, pair)| pair[0] == DIGITS[usize::from(b >> 4)] && pair[1] == DIGITS[usize::from(b & 0x0f)])
+    }
+
     /// Parses 64 lowercase or uppercase hex digits.
     #[must_use]
     pub fn from_hex(s: &str) -> Option<Self> {

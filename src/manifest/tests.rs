@@ -112,3 +112,24 @@ fn an_interrupt_stops_hashing() {
     let e = derive(&repo, c0, &Scope::all(), &BlobHashes::new(), ctx).expect_err("interrupted");
     assert!(matches!(e, Error::Interrupted(_)), "{e:?}");
 }
+
+proptest::proptest! {
+    /// The manifest comparison without decoding answers as decoding and refusing uppercase did:
+    /// on the digest's own spelling, on its uppercase spelling, and on any edit of one byte.
+    #[test]
+    fn lower_hex_comparison_agrees_with_decoding(bytes: [u8; 32], at in 0usize..66, with in 0u8..=255) {
+        let d = Digest(bytes);
+        let reference = |s: &str| Digest::from_hex(s) == Some(d) && !s.bytes().any(|b| b.is_ascii_uppercase());
+        let lower = d.hex();
+        let mut edited = lower.clone().into_bytes();
+        if at < edited.len() {
+            edited[at] = with;
+        } else {
+            edited.push(with);
+        }
+        let edited = String::from_utf8_lossy(&edited).into_owned();
+        for s in [lower.clone(), lower.to_uppercase(), edited, String::new(), lower[..63].to_owned()] {
+            proptest::prop_assert_eq!(d.is_lower_hex(&s), reference(&s), "{}", s);
+        }
+    }
+}

@@ -356,7 +356,7 @@ fn entry_result(
             format!("bound by digest but it is a {} (not hashed)", k.as_str()),
         ),
         Some((_, id)) => match science.map(|s| ctx.hashes.get_or_hash(s, id, buf)) {
-            Some(Ok(d)) if Digest::from_hex(want) == Some(d) && !want.bytes().any(|b| b.is_ascii_uppercase()) => None,
+            Some(Ok(d)) if d.is_lower_hex(want) => None,
             Some(Ok(d)) => {
                 let mut msg = format!(
                     "manifest mismatch for {key}: receipt binds {}, the commit has {}",
