@@ -74,7 +74,42 @@ pub type Children = Arc<Vec<(BString, EntryKind, ObjectId)>>;
 
 /// Decoded trees by id, shared by every handle of a run that reads many commits of one
 /// history (a ledger's receipts): unchanged subtrees are decoded once, not once per commit.
-type TreeCache = Arc<Mutex<HashMap<ObjectId, Children>>>;
+type TreeCache = Arc<Mutex<Generations>>;
+
+/// Tree entries one generation of the tree cache holds (about 20 MB of names and ids).
+const TREE_GENERATION_ENTRIES: usize = 1 << 18;
+
+/// A bounded cache in two generations: lookups find a tree in either, a tree found in the old
+/// one moves to the young one, and when the young one holds [`TREE_GENERATION_ENTRIES`] it
+/// becomes the old one and the old one is dropped. Neighbouring commits share most subtrees,
+/// so the trees a run is reading stay young; memory stays under two generations however long
+/// the history (unbounded, a 1,000-cycle ledger kept every tree of both repositories).
+#[derive(Default)]
+struct Generations {
+    young: HashMap<ObjectId, Children>,
+    old: HashMap<ObjectId, Children>,
+    young_entries: usize,
+}
+
+impl Generations {
+    fn get(&mut self, id: &ObjectId) -> Option<Children> {
+        if let Some(hit) = self.young.get(id) {
+            return Some(hit.clone());
+        }
+        let hit = self.old.remove(id)?;
+        self.insert(*id, hit.clone());
+        Some(hit)
+    }
+
+    fn insert(&mut self, id: ObjectId, children: Children) {
+        self.young_entries += children.len().max(1);
+        self.young.insert(id, children);
+        if self.young_entries >= TREE_GENERATION_ENTRIES {
+            self.old = std::mem::take(&mut self.young);
+            self.young_entries = 0;
+        }
+    }
+}
 
 /// A handle that can be shared with worker threads.
 #[derive(Clone)]
@@ -395,6 +430,22 @@ impl Repo {
     /// # Errors
     /// Missing, corrupt or too large.
     pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
+        self.record_size(id, what)?;
+        self.blob(id)
+    }
+
+    /// [`Repo::record`] into `buf`, whose allocation is reused: a ledger reads a thousand
+    /// receipts of a megabyte each, and a fresh buffer per receipt costs fresh pages.
+    ///
+    /// # Errors
+    /// Missing, corrupt or too large.
+    pub fn record_into<'a>(&self, id: ObjectId, what: &str, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        self.record_size(id, what)?;
+        self.blob_into(id, buf)
+    }
+
+    /// Refuses a record above [`MAX_RECORD_BYTES`] from its header, before it is inflated.
+    fn record_size(&self, id: ObjectId, what: &str) -> Result<()> {
         let size = self.blob_size(id)?;
         if size > MAX_RECORD_BYTES {
             return Err(Error::TooLarge {
@@ -405,7 +456,7 @@ impl Repo {
                 limit: MAX_RECORD_BYTES,
             });
         }
-        self.blob(id)
+        Ok(())
     }
 
     /// Entries of one tree (not recursive), in git order.
@@ -416,7 +467,7 @@ impl Repo {
         if let Some(cache) = &self.trees
             && let Some(hit) = cache.lock().expect("tree cache lock is never poisoned").get(&id)
         {
-            return Ok(hit.clone());
+            return Ok(hit);
         }
         let data = self.object(id, gix::object::Kind::Tree, "tree")?;
         let children: Children =
@@ -498,4 +549,33 @@ pub fn init_bare(path: &Path) -> std::result::Result<gix::Repository, String> {
 
 pub(super) fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or(s).to_owned()
+}
+
+#[cfg(test)]
+mod generations {
+    use super::*;
+
+    fn tree(entries: usize) -> Children {
+        let zero = ObjectId::null(gix::hash::Kind::Sha1);
+        Arc::new(vec![(BString::from("f"), EntryKind::File, zero); entries])
+    }
+
+    fn id(n: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[n; 20])
+    }
+
+    #[test]
+    fn the_tree_cache_keeps_what_is_used_and_drops_the_rest() {
+        let mut g = Generations::default();
+        g.insert(id(1), tree(1));
+        g.insert(id(2), tree(TREE_GENERATION_ENTRIES));
+        // The young generation filled: both trees are now old, and still found.
+        assert!(g.young.is_empty() && g.old.len() == 2);
+        assert!(g.get(&id(1)).is_some(), "a hit in the old generation");
+        assert!(g.young.contains_key(&id(1)), "moves the tree to the young one");
+        g.insert(id(3), tree(TREE_GENERATION_ENTRIES));
+        assert!(g.get(&id(2)).is_none(), "a tree not used for a whole generation is dropped");
+        assert!(g.get(&id(1)).is_some() && g.get(&id(3)).is_some());
+        assert!(g.young.len() + g.old.len() <= 3);
+    }
 }

@@ -36,7 +36,7 @@ pub(crate) fn check_cycle(
     let mut out = Vec::new();
     let mut facts = CycleFacts::default();
     artefacts_present(ledger, cycle, &mut out);
-    let Some(parsed) = parse(ctx, audit, cycle, &mut out) else { return (out, facts) };
+    let Some(parsed) = parse(ctx, audit, cycle, buf, &mut out) else { return (out, facts) };
     let receipt = &parsed.receipt;
     receipt_shape(ledger, receipt, cycle, &mut out);
     facts.product = receipt.family == Family::Schema2;

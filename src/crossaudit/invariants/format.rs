@@ -58,16 +58,22 @@ pub(crate) fn artefacts_present(ledger: &Ledger, cycle: &Cycle, out: &mut Vec<Ch
 
 /// CV-A001 for the cycle's records; the receipt when it parses (CV-A002 when it cannot be
 /// read as one).
-pub(crate) fn parse(ctx: &Ctx<'_>, audit: &Repo, cycle: &Cycle, out: &mut Vec<CheckResult>) -> Option<Parsed> {
+pub(crate) fn parse(
+    ctx: &Ctx<'_>,
+    audit: &Repo,
+    cycle: &Cycle,
+    buf: &mut Vec<u8>,
+    out: &mut Vec<CheckResult>,
+) -> Option<Parsed> {
     let subject = cycle.path.as_str();
     let bytes = match &cycle.receipt_given {
-        Some(b) => Some(Ok(b.clone())),
-        None => cycle.receipt_blob.map(|id| audit.record(id, &cycle.file("receipt.json"))),
+        Some(b) => Some(Ok(b.as_slice())),
+        None => cycle.receipt_blob.map(|id| audit.record_into(id, &cycle.file("receipt.json"), buf)),
     };
     let parsed = bytes.map(|read| {
         let file = cycle.file("receipt.json");
         match read {
-            Ok(bytes) => Receipt::parse(&bytes).map_err(|e| {
+            Ok(bytes) => Receipt::parse(bytes).map_err(|e| {
                 (matches!(e, crate::crossaudit::records::receipt::ParseError::Json(_)), format!("{file}: {e}"))
             }),
             Err(e) => Err((false, e.to_string())),
