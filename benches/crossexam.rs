@@ -7,10 +7,8 @@
 //! CROSSVERIFY_BENCH_SIZES=1048576,16777216 CROSSVERIFY_BENCH_CASE=blank cargo bench --bench crossexam
 //! ```
 
-use std::path::Path;
-use std::time::Instant;
-
-use crossverify::crossexam::{judge, load::Arena};
+#[path = "support/judge.rs"]
+mod judged;
 
 const ROUNDS: usize = 5;
 const SIZES: [usize; 3] = [256 << 10, 1 << 20, 4 << 20];
@@ -76,11 +74,6 @@ fn inputs(size: usize) -> Vec<Input> {
     ]
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     let sizes: Vec<usize> = std::env::var("CROSSVERIFY_BENCH_SIZES")
         .ok()
@@ -94,27 +87,15 @@ fn main() {
                 continue;
             }
             let input = bus.len() + sealed.len() + synthesis.len();
-            let arena = Arena {
-                dir: Path::new("/nonexistent-crossverify-bench/_Msg").to_owned(),
-                bus,
-                task: Some(Ok(if synthesis.is_empty() {
-                    b"status: debate\n".to_vec()
-                } else {
-                    b"status: closed\n".to_vec()
-                })),
-                sealed: if sealed.is_empty() { Vec::new() } else { vec![("a".to_owned(), Ok(sealed))] },
-                seen: Vec::new(),
-                synthesis: (!synthesis.is_empty()).then_some(Ok(synthesis)),
-                lock_dirs: Vec::new(),
-            };
-            let times: Vec<f64> = (0..ROUNDS)
-                .map(|_| {
-                    let t = Instant::now();
-                    std::hint::black_box(judge(&arena, false));
-                    t.elapsed().as_secs_f64()
-                })
-                .collect();
-            let s = median(times);
+            let s = judged::median_secs(
+                &judged::arena(
+                    bus,
+                    if synthesis.is_empty() { "debate" } else { "closed" },
+                    sealed,
+                    (!synthesis.is_empty()).then_some(synthesis),
+                ),
+                ROUNDS,
+            );
             #[allow(clippy::cast_precision_loss)]
             let per = s * 1e9 / input as f64;
             out(&format!("{name:<36} {input:>9} {:>8.1} {per:>9.1}", s * 1e3));

@@ -11,6 +11,7 @@
 //! CROSSVERIFY_BENCH_CYCLES=200 cargo bench --bench ledger   # a smaller ledger
 //! CROSSVERIFY_BENCH_CHURN=20 cargo bench --bench ledger    # one churn only (default: 5 and 20)
 //! CROSSVERIFY_BENCH_DATA_ONLY=1 cargo bench --bench ledger  # only build the ledgers
+//! CROSSVERIFY_BENCH_LEDGER=DIR cargo bench --bench ledger   # a ledger built by examples/synthetic_ledger.rs
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,10 @@ use crossverify::manifest::Digest;
 use crossverify::progress::Ctx;
 use crossverify_fixtures::fixture::synthetic::{Options, Sizes};
 use crossverify_fixtures::mint;
+
+#[path = "support/process.rs"]
+mod process;
+use process::{Mem, ledger_args, os, process, repack};
 
 const ROUNDS: usize = 3;
 
@@ -49,6 +54,10 @@ fn shape(cycles: usize, churn_permille: u32) -> mint::Synthetic {
 
 /// Builds (once) and packs the ledger; returns its directory.
 fn data(cycles: usize, churn_permille: u32) -> PathBuf {
+    // A ledger built elsewhere by `examples/synthetic_ledger.rs` (same shape, another seed).
+    if let Some(dir) = std::env::var_os("CROSSVERIFY_BENCH_LEDGER") {
+        return PathBuf::from(dir);
+    }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("target/bench-data/ledger-{cycles}x10000-c{churn_permille}"));
     let done = dir.join("done");
@@ -58,16 +67,7 @@ fn data(cycles: usize, churn_permille: u32) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     let t = Instant::now();
     let built = mint::synthetic(&dir, &shape(cycles, churn_permille)).expect("synthetic ledger");
-    for repo in ["science", "audit"] {
-        let st = Command::new("git")
-            .args(["repack", "-adq"])
-            .env("GIT_DIR", dir.join(repo))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .expect("git runs");
-        assert!(st.success(), "git repack {repo}");
-    }
+    repack(&dir);
     std::fs::write(&done, format!("{} cycles, {} bound entries\n", built.cycles, built.bound_entries)).expect("marker");
     out(&format!("built {} in {:.0} s", dir.display(), t.elapsed().as_secs_f64()));
     dir
@@ -202,131 +202,6 @@ fn main() {
     }
 }
 
-/// One `crossverify` process: wall time, memory, stdout, stderr.
-struct Proc {
-    wall: Duration,
-    mem: Mem,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-/// Peak memory of one process, in kB. Max RSS counts the touched pages of the memory-mapped
-/// packs, which the kernel may drop and re-read at will; the heap is what the run itself
-/// holds, so issue 14's "grows with distinct blobs and cycles, not with bound entries" is read
-/// from `anon_kb`.
-#[derive(Default, Clone, Copy)]
-struct Mem {
-    /// `/usr/bin/time -v`'s maximum resident set size (the kernel's `ru_maxrss`).
-    max_rss_kb: u64,
-    /// Largest `RssAnon` sampled from `/proc/<pid>/status`: heap and other private memory.
-    anon_kb: u64,
-    /// Largest `RssFile` sampled: file-backed pages, chiefly the mapped packs.
-    file_kb: u64,
-    /// The last `VmHWM` sampled before the process exited (the kernel's own high-water mark).
-    hwm_kb: u64,
-    /// How many samples were taken, every ~2 ms; 0 means the split was not measured.
-    samples: u64,
-}
-
-impl Mem {
-    /// `max RSS 688 MB (heap (max RssAnon) 301 MB, max RssFile 392 MB, VmHWM 688 MB, 20512
-    /// samples)`; the heap is shown as not measured when no sample was taken (no `/proc`, or a
-    /// run under 2 ms), never as 0 MB.
-    fn show(&self) -> String {
-        let split = if self.samples == 0 {
-            "heap not measured".to_owned()
-        } else {
-            format!(
-                "heap (max RssAnon) {} MB, max RssFile {} MB, VmHWM {} MB, {} samples",
-                self.anon_kb / 1024,
-                self.file_kb / 1024,
-                self.hwm_kb / 1024,
-                self.samples
-            )
-        };
-        format!("max RSS {} MB ({split})", self.max_rss_kb / 1024)
-    }
-}
-
-/// Samples `/proc/<pid>/status` of the process `/usr/bin/time` (`time_pid`) started, every
-/// ~2 ms until `done` is set (both were reaped), as `benches/manifest.rs` does for the manifest
-/// CLI; `/usr/bin/time` stays for max RSS, which the kernel counts to the last page.
-fn poll_memory(time_pid: u32, done: &std::sync::atomic::AtomicBool) -> Mem {
-    use std::sync::atomic::Ordering;
-    let children = format!("/proc/{time_pid}/task/{time_pid}/children");
-    let mut mem = Mem::default();
-    let mut pid = None;
-    while !done.load(Ordering::Relaxed) {
-        if pid.is_none() {
-            pid = std::fs::read_to_string(&children).ok().and_then(|s| s.split_whitespace().next().map(str::to_owned));
-        }
-        if let Some(status) = pid.as_ref().and_then(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok()) {
-            let kb = |rest: &str| rest.split_whitespace().next().and_then(|v| v.parse::<u64>().ok());
-            let mut seen = false;
-            for line in status.lines() {
-                if let Some(v) = line.strip_prefix("RssAnon:").and_then(kb) {
-                    mem.anon_kb = mem.anon_kb.max(v);
-                    seen = true;
-                } else if let Some(v) = line.strip_prefix("RssFile:").and_then(kb) {
-                    mem.file_kb = mem.file_kb.max(v);
-                } else if let Some(v) = line.strip_prefix("VmHWM:").and_then(kb) {
-                    mem.hwm_kb = mem.hwm_kb.max(v);
-                }
-            }
-            // A zombie's status has no memory lines: the process is over.
-            mem.samples += u64::from(seen);
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    mem
-}
-
-fn process(exe: &Path, args: &[&std::ffi::OsStr]) -> Proc {
-    let rss = std::env::temp_dir().join(format!("crossverify-bench-rss-{}", std::process::id()));
-    let t = Instant::now();
-    let child = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg("-o")
-        .arg(&rss)
-        .arg(exe)
-        .args(args)
-        .env("CROSSVERIFY_CACHE_KEY", "bench")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("/usr/bin/time runs");
-    let done = std::sync::atomic::AtomicBool::new(false);
-    let (o, mut mem) = std::thread::scope(|s| {
-        let time_pid = child.id();
-        let done = &done;
-        let poller = s.spawn(move || poll_memory(time_pid, done));
-        let o = child.wait_with_output().expect("/usr/bin/time ends");
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
-        (o, poller.join().expect("the memory poller ends"))
-    });
-    let wall = t.elapsed();
-    let text = std::fs::read_to_string(&rss).unwrap_or_default();
-    mem.max_rss_kb = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{} {args:?}: {stderr}", exe.display());
-    Proc { wall, mem, stdout: o.stdout, stderr }
-}
-
-fn ledger_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<std::ffi::OsString> {
-    let mut v: Vec<std::ffi::OsString> = vec!["ledger".into(), "--audit".into(), dir.join("audit").into()];
-    v.extend(["--science".into(), dir.join("science").into(), "--format".into(), "json".into()]);
-    v.extend(extra.iter().map(Into::into));
-    v
-}
-
-fn os(v: &[std::ffi::OsString]) -> Vec<&std::ffi::OsStr> {
-    v.iter().map(std::ffi::OsString::as_os_str).collect()
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).expect("cache copy dir");
@@ -406,6 +281,7 @@ fn scale(cycles: usize) {
         out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s, {}", secs(p.wall), p.mem.show()));
         same.push(p.wall);
     }
+    elsewhere(&new, &dir, &cache_s);
     let (b, c, same) = (median(b), median(c), median(same));
     out(&format!(
         "median cold {:.2} s; one cycle appended, warm: {:.2} s = {:.1}% of cold; unchanged, warm: {:.2} s",
@@ -421,11 +297,47 @@ fn scale(cycles: usize) {
     let q = process(&new, &os(&ledger_args(quarter, &["--no-cache", "--audit-rev", &earlier])));
     out(&format!("peak memory, cold --no-cache: {small} cycles {}", q.mem.show()));
     out(&format!("peak memory, cold --no-cache: {cycles} cycles {}", cold_mem.show()));
-    // Two shards at once, then merge.
+    shards(&new, &dir, &cold_report);
+    let _ = std::fs::remove_dir_all(&cache);
+    let _ = std::fs::remove_dir_all(&warm);
+    let _ = std::fs::remove_dir_all(&earlier_cache);
+}
+
+/// The same ledger in a fresh clone elsewhere (a CI runner's new workspace): packs of its
+/// own, so the first cached run reads them in full once (the seal), then the cycles
+/// answered from the entries the other path wrote.
+fn elsewhere(new: &Path, dir: &Path, cache_s: &str) {
+    let elsewhere = std::env::temp_dir().join(format!("crossverify-bench-clone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    for repo in ["audit", "science"] {
+        let st = Command::new("git")
+            .args(["clone", "-q", "--mirror", "--no-local"])
+            .arg(dir.join(repo))
+            .arg(elsewhere.join(repo))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git clone {repo}");
+    }
+    for pass in ["first run (packs read in full)", "second run"] {
+        let p = process(new, &os(&ledger_args(&elsewhere, &["--cache", cache_s])));
+        out(&format!(
+            "  a fresh clone elsewhere, {pass}, from the cache: {:.2} s, {}; {}",
+            secs(p.wall),
+            p.mem.show(),
+            p.stderr.trim()
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&elsewhere);
+}
+
+/// Two shards at once, then merged: the merged bytes must equal one run's.
+fn shards(new: &Path, dir: &Path, cold_report: &[u8]) {
     let t = Instant::now();
     let shard = |k: &str| {
-        let args = ledger_args(&dir, &["--no-cache", "--shard", k]);
-        Command::new(&new).args(&args).output().expect("shard runs")
+        let args = ledger_args(dir, &["--no-cache", "--shard", k]);
+        Command::new(new).args(&args).output().expect("shard runs")
     };
     let (s1, s2) = std::thread::scope(|s| {
         let h1 = s.spawn(|| shard("1/2"));
@@ -438,7 +350,7 @@ fn scale(cycles: usize) {
     std::fs::write(&f1, &s1.stdout).expect("write shard");
     std::fs::write(&f2, &s2.stdout).expect("write shard");
     let m = process(
-        &new,
+        new,
         &[std::ffi::OsStr::new("merge"), f1.as_os_str(), f2.as_os_str(), "--format".as_ref(), "json".as_ref()],
     );
     out(&format!(
@@ -447,7 +359,4 @@ fn scale(cycles: usize) {
         secs(m.wall),
         m.stdout == cold_report
     ));
-    let _ = std::fs::remove_dir_all(&cache);
-    let _ = std::fs::remove_dir_all(&warm);
-    let _ = std::fs::remove_dir_all(&earlier_cache);
 }
