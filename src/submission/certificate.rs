@@ -26,18 +26,6 @@ th{background:#f5f7f9}code{font-family:ui-monospace,monospace;font-size:.88em}\
 /// Most results listed in "Checks that did not pass".
 const MAX_LISTED: usize = 500;
 
-/// The identity of the check suite: SHA-256 over every registered check's code, level and
-/// name, one per line in code order, and how many there are.
-#[must_use]
-pub fn suite() -> (String, usize) {
-    let all = crate::protocols::all();
-    let mut h = Sha256::new();
-    for c in &all {
-        h.update(format!("{}\t{}\t{}\n", c.code, c.level.as_str(), c.name).as_bytes());
-    }
-    (hex::encode(h.finalize()), all.len())
-}
-
 /// The certificate's bytes.
 #[must_use]
 pub fn render(report: &Report) -> Vec<u8> {
@@ -234,7 +222,7 @@ fn attention(report: &Report) -> Markup {
 }
 
 fn verifier(report: &Report) -> Markup {
-    let (suite, checks) = suite();
+    let (suite, checks) = super::policy::suite();
     let at = report.inputs.get("verifiedAt").and_then(Value::as_str).unwrap_or("—");
     html! {
         section id="verifier" {
@@ -244,7 +232,7 @@ fn verifier(report: &Report) -> Markup {
                 dt { "build commit" } dd { code { (report.tool.commit.as_deref().unwrap_or("—")) } }
                 dt { "verified at" } dd { (at) }
                 dt { "check suite" } dd { (checks) " checks, SHA-256 " code { (suite) } }
-                dt { "policy" } dd { code { (super::vsa::POLICY_URI) } }
+                dt { "policy" } dd { code { (super::policy::POLICY_URI) } }
             }
             p { "This page is self-contained: it loads nothing and runs no script. Its SHA-256 is the subject of the \
                  signed verification summary written beside it (SLSA VSA v1)." }

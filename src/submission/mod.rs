@@ -9,6 +9,8 @@
 
 pub mod batch;
 pub mod certificate;
+mod error;
+pub mod policy;
 mod receive;
 mod records;
 mod report;
@@ -16,6 +18,7 @@ pub mod vsa;
 
 use std::path::{Path, PathBuf};
 
+pub use error::Error;
 pub use receive::{Intake, Received, RepoIn, receive, sha256_of};
 pub use records::{Extra, Record, verify_all};
 pub use report::{COMMAND, build, head_of};
@@ -23,29 +26,6 @@ pub use report::{COMMAND, build, head_of};
 use crate::intake::Limits;
 use crate::progress::Ctx;
 use crate::report::Report;
-
-/// Why a submission could not be verified (exit 2).
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// An input cannot be read or is of no known kind.
-    #[error("{0}")]
-    Input(String),
-    /// An archive member was refused.
-    #[error(transparent)]
-    Refused(#[from] crate::intake::Refused),
-    /// A git bundle git could not read.
-    #[error("{0}")]
-    Bundle(String),
-    /// A repository is a shallow or partial clone.
-    #[error("{0}")]
-    Incomplete(String),
-    /// Files without any repository (a release download).
-    #[error("{0}")]
-    NoHistory(String),
-    /// Repositories, but no record any protocol recognises.
-    #[error("{0}")]
-    NoRecords(String),
-}
 
 /// What to verify, and how.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
-use super::Error;
+use super::error::Error;
 use crate::intake::tree::{self, Found, Incomplete};
 use crate::intake::{Kind, Limits, bundle, unpack};
 use crate::progress::Ctx;

@@ -22,8 +22,7 @@ use crate::trust::ed25519::SigningKey;
 pub const PREDICATE_TYPE: &str = "https://slsa.dev/verification_summary/v1";
 /// The verifier's id.
 pub const VERIFIER_ID: &str = "https://crossverify.dev/verifier/crossverify";
-/// The policy a submission is verified under: every record verified by its protocol's checks.
-pub const POLICY_URI: &str = "https://crossverify.dev/policy/submission/v1";
+pub use super::policy::POLICY_URI;
 /// The level a verified submission reaches.
 pub const LEVEL: &str = "CROSSVERIFY_SUBMISSION_VERIFIED";
 /// The certificate's name in the subject.
@@ -59,7 +58,7 @@ pub fn statement(report: &Report) -> Value {
         [one] => one.clone(),
         many => format!("urn:crossverify:submission:{}", many.join(",")),
     };
-    let (suite, _) = certificate::suite();
+    let (suite, _) = super::policy::suite();
     let mut predicate = json!({
         "verifier": {"id": VERIFIER_ID, "version": {report.tool.name.clone(): report.tool.version.clone()}},
         "timeVerified": report.inputs.get("verifiedAt").cloned().unwrap_or(Value::Null),

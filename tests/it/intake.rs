@@ -516,3 +516,48 @@ fn the_certificate_renders_offline_in_chromium() {
     assert!(crate::html_chromium::load_failures(&loaded.log).is_empty(), "{}", loaded.log);
     assert!(loaded.dom.contains("What was received") && loaded.dom.contains("Records and their verdicts"));
 }
+
+/// The CV-N101 vectors' envelopes under `test-vectors/intake/`: the demo fixture's summary,
+/// and the same statement with `verificationResult` "MAYBE", both signed by the editor's
+/// test key. `CROSSVERIFY_UPDATE_VECTORS=1` writes them again; otherwise this checks that
+/// both are signed by that key and that only the second is malformed.
+#[test]
+fn the_summary_vectors_are_signed_by_the_editor_key() {
+    use crossverify::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
+    let dir = support::root().join("test-vectors/intake");
+    let key = crossverify_fixtures::signing::TestKey::named("journal-editor");
+    let signing = crossverify::trust::ed25519::SigningKey::from_openssh_private(&key.private_openssh()).expect("key");
+    let (good, bad) = (dir.join("vsa.dsse.json"), dir.join("vsa-malformed.dsse.json"));
+    if std::env::var_os("CROSSVERIFY_UPDATE_VECTORS").is_some() {
+        let sb = sandbox();
+        let (private, _) = write_keys(&sb.root);
+        let o = sb.run(&[
+            "verify",
+            "side",
+            "--verified-at",
+            AT,
+            "--sign-report",
+            private.to_str().expect("UTF-8"),
+            "--attestation",
+            "r.json",
+            "--vsa",
+            "vsa.json",
+            "--quiet",
+        ]);
+        assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", stderr(&o));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::copy(sb.root.join("vsa.json"), &good).expect("copy");
+        std::fs::write(dir.join("editor_ed25519.pub"), format!("{}\n", key.public_openssh())).expect("key");
+        let env = Envelope::parse(&std::fs::read(&good).expect("vsa")).expect("envelope");
+        let mut st: Value = serde_json::from_slice(&env.payload).expect("statement");
+        st["predicate"]["verificationResult"] = "MAYBE".into();
+        let payload = crossverify::anchors::reports::payload_bytes(&st);
+        std::fs::write(&bad, Envelope::sign(IN_TOTO_PAYLOAD_TYPE, &payload, &signing).to_json()).expect("write");
+    }
+    for (file, malformed) in [(&good, false), (&bad, true)] {
+        let env = Envelope::parse(&std::fs::read(file).expect("vector")).expect("envelope");
+        assert!(env.verify(&signing.public()).is_ok(), "{}", file.display());
+        let (shape, _) = crossverify::submission::vsa::well_formed(&env, "v");
+        assert_eq!(shape.outcome == crossverify::report::Outcome::Failed, malformed, "{}", file.display());
+    }
+}

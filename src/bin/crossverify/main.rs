@@ -143,7 +143,6 @@ enum Command {
     #[command(after_help = help!(
         "crossverify verify audit --science science",
         "crossverify verify evidence --repo . --trust-store trust-store.json",
-        "crossverify verify _Msg --format html > transcript.html",
         "crossverify verify submission.zip --certificate certificate.html --output json=report.json",
     ))]
     Verify {
