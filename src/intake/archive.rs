@@ -143,16 +143,35 @@ pub fn unpack(
     limits: Limits,
     ctx: Ctx<'_>,
 ) -> Result<Unpacked, Refused> {
+    let file = std::fs::File::open(archive).map_err(|e| Refused {
+        archive: shown.to_owned(),
+        member: "(the archive)".to_owned(),
+        reason: format!("cannot be read: {e}"),
+    })?;
+    unpack_from(io::BufReader::new(file), shown, kind, dest, limits, ctx)
+}
+
+/// [`unpack`] from any reader (the fuzz target reads bytes in memory).
+///
+/// # Errors
+/// As [`unpack`].
+pub fn unpack_from<R: Read + io::Seek>(
+    reader: R,
+    shown: &str,
+    kind: Kind,
+    dest: &Path,
+    limits: Limits,
+    ctx: Ctx<'_>,
+) -> Result<Unpacked, Refused> {
     let refuse =
         |member: &str, reason: String| Refused { archive: shown.to_owned(), member: member.to_owned(), reason };
-    let file = std::fs::File::open(archive).map_err(|e| refuse("(the archive)", format!("cannot be read: {e}")))?;
     let mut sink = Sink::new(dest, limits);
     let result = match kind {
-        Kind::Zip => zip(file, &mut sink, ctx),
-        Kind::Tar => tar(file, &mut sink, None, ctx),
+        Kind::Zip => zip(reader, &mut sink, ctx),
+        Kind::Tar => tar(reader, &mut sink, None, ctx),
         Kind::TarGz => {
             let consumed = Rc::new(Cell::new(0));
-            let counted = Counting { inner: io::BufReader::new(file), count: Rc::clone(&consumed) };
+            let counted = Counting { inner: reader, count: Rc::clone(&consumed) };
             tar(flate2::read::GzDecoder::new(counted), &mut sink, Some(consumed), ctx)
         }
         Kind::Bundle => Err(("(the archive)".to_owned(), "a git bundle is cloned, not unpacked".to_owned())),
@@ -463,10 +482,9 @@ fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, 
     Ok(())
 }
 
-fn zip(file: std::fs::File, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Result<(), Refusal> {
+fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Result<(), Refusal> {
     let whole = |why: String| ("(the central directory)".to_owned(), why);
-    let mut archive = zip::ZipArchive::new(io::BufReader::new(file))
-        .map_err(|e| whole(format!("not a readable zip archive: {e}")))?;
+    let mut archive = zip::ZipArchive::new(reader).map_err(|e| whole(format!("not a readable zip archive: {e}")))?;
     if archive.len() as u64 > sink.limits.max_entries {
         return Err(whole(format!(
             "the archive holds {} members, more than {}",

@@ -10,5 +10,5 @@ pub mod bundle;
 mod checks;
 pub mod tree;
 
-pub use archive::{Kind, Limits, Refused, Unpacked, clean_name, kind_of, kind_of_bytes, unpack};
+pub use archive::{Kind, Limits, Refused, Unpacked, clean_name, kind_of, kind_of_bytes, unpack, unpack_from};
 pub use checks::{CHECKS, FAMILY, RECORD_VERIFIED, SUMMARY_WELL_FORMED};
