@@ -518,3 +518,80 @@ fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cleaned_or_refused() {
+        assert_eq!(clean_name(b"./a//b/./c").as_deref(), Ok("a/b/c"));
+        assert_eq!(clean_name(b"./").as_deref(), Ok(""));
+        for bad in [&b"../x"[..], b"a/../../x", b"/etc/passwd", b"C:/x", b"a\\b", b"a\0b", b"\xff"] {
+            assert!(clean_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn link_targets_resolve_lexically_inside_or_not_at_all() {
+        assert_eq!(resolve("a/b", "../c").as_deref(), Some("a/c"));
+        assert_eq!(resolve("a", "../c").as_deref(), Some("c"));
+        assert_eq!(resolve("a", "../../c"), None);
+        assert_eq!(resolve("", ".."), None);
+    }
+
+    #[test]
+    fn kinds_are_told_by_their_first_bytes() {
+        assert_eq!(kind_of_bytes(b"# v2 git bundle\nabc"), Some(Kind::Bundle));
+        assert_eq!(kind_of_bytes(&[0x1f, 0x8b, 8]), Some(Kind::TarGz));
+        assert_eq!(kind_of_bytes(b"PK\x03\x04"), Some(Kind::Zip));
+        let mut tar = vec![0u8; 512];
+        tar[257..262].copy_from_slice(b"ustar");
+        assert_eq!(kind_of_bytes(&tar), Some(Kind::Tar));
+        assert_eq!(kind_of_bytes(b"hello"), None);
+    }
+
+    /// A tar of `n` one-byte files named 0, 1, 2…
+    fn tar_of(n: usize) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for i in 0..n {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(1);
+            h.set_mode(0o644);
+            b.append_data(&mut h, i.to_string(), &b"x"[..]).expect("member");
+        }
+        b.into_inner().expect("tar")
+    }
+
+    fn run(data: &[u8], kind: Kind, limits: Limits) -> Result<Unpacked, Refused> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        unpack_from(io::Cursor::new(data), "a.tar", kind, dir.path(), limits, Ctx::silent())
+    }
+
+    #[test]
+    fn the_member_and_byte_caps_hold_exactly() {
+        let small = Limits { max_entries: 3, max_bytes: 3, max_ratio: 200, ratio_slack: 1 << 20 };
+        assert_eq!(run(&tar_of(3), Kind::Tar, small), Ok(Unpacked { entries: 3, bytes: 3 }));
+        let e = run(&tar_of(4), Kind::Tar, small).expect_err("four members");
+        assert_eq!((e.member.as_str(), e.reason.as_str()), ("3", "the archive holds more than 3 members"));
+        let e = run(&tar_of(4), Kind::Tar, Limits { max_entries: 9, ..small }).expect_err("four bytes");
+        assert!(e.reason.contains("more than 3 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_gzip_stream_is_metered_against_its_compressed_bytes() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_size(4 << 20);
+        h.set_mode(0o644);
+        b.append_data(&mut h, "zeros", io::repeat(0).take(4 << 20)).expect("member");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        io::Write::write_all(&mut gz, &b.into_inner().expect("tar")).expect("gzip");
+        let bomb = gz.finish().expect("gzip");
+        let tight = Limits { max_entries: 9, max_bytes: 1 << 30, max_ratio: 10, ratio_slack: 1 << 16 };
+        let e = run(&bomb, Kind::TarGz, tight).expect_err("a bomb");
+        assert!(e.reason.contains("gzip bomb") && e.member == "zeros", "{e}");
+        let loose = Limits { max_ratio: 2000, ..tight };
+        assert_eq!(run(&bomb, Kind::TarGz, loose).map(|u| u.bytes), Ok(4 << 20));
+    }
+}

@@ -85,6 +85,17 @@ pub fn receive(inputs: &[PathBuf], work: &Path, limits: Limits, ctx: Ctx<'_>) ->
         let shown = input.display().to_string();
         take(input, &shown, &work.join(format!("in{n}")), limits, 0, &mut intake, ctx)?;
     }
+    // A reader may name a path in its canonical form (a temporary directory behind a symlink,
+    // as macOS's `/tmp` is): both spellings are renamed.
+    let canonical: Vec<(String, String)> = intake
+        .names
+        .iter()
+        .filter_map(|(disk, shown)| {
+            let c = std::fs::canonicalize(disk).ok()?.display().to_string();
+            (c != *disk).then(|| (c, shown.clone()))
+        })
+        .collect();
+    intake.names.extend(canonical);
     intake.names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
     for (root, shown, found) in &intake.trees {
         for r in &found.repos {
