@@ -80,11 +80,12 @@ impl Intake {
 /// repository that is a shallow or partial clone, or a submission that holds files but no
 /// repository (a release download): each names the input and the fix.
 pub fn receive(inputs: &[PathBuf], work: &Path, limits: Limits, ctx: Ctx<'_>) -> Result<Intake, Error> {
-    let mut intake = Intake::default();
+    let mut taker = Taker { limits, ctx, intake: Intake::default() };
     for (n, input) in inputs.iter().enumerate() {
         let shown = input.display().to_string();
-        take(input, &shown, &work.join(format!("in{n}")), limits, 0, &mut intake, ctx)?;
+        taker.take(input, &shown, &work.join(format!("in{n}")), 0)?;
     }
+    let mut intake = taker.intake;
     // A reader may name a path in its canonical form (a temporary directory behind a symlink,
     // as macOS's `/tmp` is): both spellings are renamed.
     let canonical: Vec<(String, String)> = intake
@@ -117,68 +118,65 @@ fn join(shown: &str, rel: &str) -> String {
     if rel == "." { shown.to_owned() } else { format!("{shown}/{rel}") }
 }
 
-/// Takes one input or a file found in one: a directory is searched in place, an archive
-/// unpacked into `dest`, a bundle cloned into `dest`.
-fn take(
-    input: &Path,
-    shown: &str,
-    dest: &Path,
+/// What is received so far, and the caps and context every input is taken with.
+struct Taker<'c> {
     limits: Limits,
-    depth: usize,
-    intake: &mut Intake,
-    ctx: Ctx<'_>,
-) -> Result<(), Error> {
-    let meta = std::fs::metadata(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
-    if meta.is_dir() {
-        intake.received.push(Received { shown: shown.to_owned(), kind: "directory".into(), ..Received::default() });
-        return search(input, shown, dest, limits, depth, intake, ctx);
-    }
-    let kind = crate::intake::kind_of(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?.ok_or_else(|| {
-        Error::Input(format!("{shown}: neither a directory, an archive (.zip, .tar, .tar.gz, .tgz) nor a git bundle"))
-    })?;
-    let sha256 = Some(sha256_of(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?);
-    let mut item = Received { shown: shown.to_owned(), kind: kind.as_str().into(), sha256, ..Received::default() };
-    std::fs::create_dir_all(dest).map_err(|e| Error::Input(format!("{}: {e}", dest.display())))?;
-    if kind == Kind::Bundle {
-        let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("bundle");
-        let repo = dest.join(format!("{stem}.git"));
-        bundle::clone(input, shown, &repo).map_err(Error::Bundle)?;
-        intake.received.push(item);
-        intake.names.push((repo.display().to_string(), shown.to_owned()));
-        let found = tree::search(&repo);
-        intake.trees.push((repo, shown.to_owned(), found));
-        return Ok(());
-    }
-    let unpacked = unpack(input, shown, kind, dest, limits, ctx)?;
-    item.entries = Some(unpacked.entries);
-    item.bytes = Some(unpacked.bytes);
-    intake.received.push(item);
-    search(dest, shown, &dest.with_extension("inner"), limits, depth, intake, ctx)
+    ctx: Ctx<'c>,
+    intake: Intake,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn search(
-    root: &Path,
-    shown: &str,
-    dest: &Path,
-    limits: Limits,
-    depth: usize,
-    intake: &mut Intake,
-    ctx: Ctx<'_>,
-) -> Result<(), Error> {
-    let found = tree::search(root);
-    intake.names.push((root.display().to_string(), shown.to_owned()));
-    let packed = found.packed.clone();
-    intake.trees.push((root.to_owned(), shown.to_owned(), found));
-    if depth > 0 {
-        return Ok(());
+impl Taker<'_> {
+    /// Takes one input or a file found in one: a directory is searched in place, an archive
+    /// unpacked into `dest`, a bundle cloned into `dest`.
+    fn take(&mut self, input: &Path, shown: &str, dest: &Path, depth: usize) -> Result<(), Error> {
+        let meta = std::fs::metadata(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?;
+        if meta.is_dir() {
+            let item = Received { shown: shown.to_owned(), kind: "directory".into(), ..Received::default() };
+            self.intake.received.push(item);
+            return self.search(input, shown, dest, depth);
+        }
+        let kind =
+            crate::intake::kind_of(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?.ok_or_else(|| {
+                Error::Input(format!(
+                    "{shown}: neither a directory, an archive (.zip, .tar, .tar.gz, .tgz) nor a git bundle"
+                ))
+            })?;
+        let sha256 = Some(sha256_of(input).map_err(|e| Error::Input(format!("{shown}: {e}")))?);
+        let mut item = Received { shown: shown.to_owned(), kind: kind.as_str().into(), sha256, ..Received::default() };
+        std::fs::create_dir_all(dest).map_err(|e| Error::Input(format!("{}: {e}", dest.display())))?;
+        if kind == Kind::Bundle {
+            let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("bundle");
+            let repo = dest.join(format!("{stem}.git"));
+            bundle::clone(input, shown, &repo).map_err(Error::Bundle)?;
+            self.intake.received.push(item);
+            self.intake.names.push((repo.display().to_string(), shown.to_owned()));
+            let found = tree::search(&repo);
+            self.intake.trees.push((repo, shown.to_owned(), found));
+            return Ok(());
+        }
+        let unpacked = unpack(input, shown, kind, dest, self.limits, self.ctx)?;
+        item.entries = Some(unpacked.entries);
+        item.bytes = Some(unpacked.bytes);
+        self.intake.received.push(item);
+        self.search(dest, shown, &dest.with_extension("inner"), depth)
     }
-    for (n, (file, _)) in packed.iter().enumerate() {
-        let rel = file.strip_prefix(root).unwrap_or(file);
-        let inner = format!("{shown}/{}", rel.display());
-        take(file, &inner, &dest.join(format!("p{n}")), limits, depth + 1, intake, ctx)?;
+
+    /// Searches a received tree, and takes the bundles and archives in it (one level deep).
+    fn search(&mut self, root: &Path, shown: &str, dest: &Path, depth: usize) -> Result<(), Error> {
+        let found = tree::search(root);
+        self.intake.names.push((root.display().to_string(), shown.to_owned()));
+        let packed = found.packed.clone();
+        self.intake.trees.push((root.to_owned(), shown.to_owned(), found));
+        if depth > 0 {
+            return Ok(());
+        }
+        for (n, (file, _)) in packed.iter().enumerate() {
+            let rel = file.strip_prefix(root).unwrap_or(file);
+            let inner = format!("{shown}/{}", rel.display());
+            self.take(file, &inner, &dest.join(format!("p{n}")), depth + 1)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The SHA-256 of a file, read in pieces.

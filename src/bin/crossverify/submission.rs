@@ -177,12 +177,7 @@ pub(crate) fn batch(
 ) -> anyhow::Result<u8> {
     let queue =
         submission::batch::queue(folder).with_context(|| format!("reading the queue folder {}", folder.display()))?;
-    let existing = match std::fs::read(out) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
-    };
-    let (lines, whole) = submission::batch::done(&existing);
+    let (lines, whole) = submission::batch::done(&existing_output(out)?);
     anyhow::ensure!(
         resume || whole == 0,
         "{}: already holds {} results; add --resume to keep those whose submission is unchanged (taken from the \
@@ -195,12 +190,7 @@ pub(crate) fn batch(
     }
     let latest: std::collections::BTreeMap<&str, &submission::batch::Done> =
         lines.iter().map(|l| (l.id.as_str(), l)).collect();
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out)
-        .with_context(|| format!("opening {}", out.display()))?;
-    file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
+    let mut file = append_output(out, whole)?;
     let at = verified_at(&Args::default())?;
     let (mut codes, mut kept) = (Vec::new(), 0);
     for (id, path) in queue {
@@ -244,4 +234,25 @@ pub(crate) fn batch(
         let _ = writeln!(std::io::stderr(), "crossverify: batch: {kept} submissions taken from {}", out.display());
     }
     Ok(submission::batch::exit_code(codes))
+}
+
+/// The bytes already in a batch output (none when it does not exist yet).
+pub(crate) fn existing_output(out: &Path) -> anyhow::Result<Vec<u8>> {
+    match std::fs::read(out) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", out.display())),
+    }
+}
+
+/// A batch output opened for appending, cut to its `whole` lines (a line torn by a killed run
+/// is cut off, and its entry verified again).
+pub(crate) fn append_output(out: &Path, whole: usize) -> anyhow::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .with_context(|| format!("opening {}", out.display()))?;
+    file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
+    Ok(file)
 }
