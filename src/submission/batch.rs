@@ -121,3 +121,25 @@ pub fn exit_code(codes: impl IntoIterator<Item = u8>) -> u8 {
         _ => 3,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_stands_only_for_a_definite_verdict_about_the_same_bytes() {
+        let out =
+            b"{\"exitCode\":0,\"fingerprint\":\"sha256:aa\",\"id\":\"a\"}\n{\"exitCode\":2,\"id\":\"b\"}\n{\"exitCo";
+        let (lines, whole) = done(out);
+        assert_eq!(whole, out.iter().rposition(|b| *b == b'\n').expect("a newline") + 1, "the torn line is cut off");
+        assert_eq!(lines.len(), 2);
+        assert!(still_stands(&lines[0], Some("sha256:aa")));
+        assert!(!still_stands(&lines[0], Some("sha256:bb")), "another archive under the same name");
+        assert!(!still_stands(&lines[1], None), "could not run: verified again");
+        assert_eq!(exit_code([0, 3, 0]), 3);
+        assert_eq!(exit_code([0, 2, 1]), 1);
+        assert_eq!(exit_code([]), 0);
+        let l = line("c", Some("sha256:cc"), Err("no repository"), None);
+        assert_eq!(l, r#"{"error":"no repository","exitCode":2,"fingerprint":"sha256:cc","id":"c"}"#);
+    }
+}

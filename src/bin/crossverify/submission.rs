@@ -256,3 +256,28 @@ pub(crate) fn append_output(out: &Path, whole: usize) -> anyhow::Result<std::fs:
     file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_utc_seconds() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_796_234_400), "2026-12-02T18:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert!(parse_time("2026-12-02T18:00:00Z").is_ok());
+        for bad in ["2026-12-02 18:00:00Z", "2026-12-02T18:00:00+01:00", "yesterday", ""] {
+            assert!(parse_time(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_recorded_invocation_names_the_time_and_no_output() {
+        let after = After { certificate: None, vsa: None, verified_at: "2026-12-02T18:00:00Z".into() };
+        let inv = ["verify", "s.zip", "--certificate", "c.html", "--vsa=v.json"].map(String::from).to_vec();
+        assert_eq!(after.recorded(inv), ["verify", "s.zip", "--verified-at", "2026-12-02T18:00:00Z"]);
+        let given = ["verify", "s.zip", "--verified-at", "2025-01-01T00:00:00Z"].map(String::from).to_vec();
+        assert_eq!(after.recorded(given.clone()), given);
+    }
+}
