@@ -47,7 +47,9 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
     let mut records: Vec<Record> = Vec::new();
     let mut covered: Vec<PathBuf> = Vec::new();
     for path in candidates(intake) {
-        if covered.iter().any(|c| path.starts_with(c)) {
+        // A record's folder is verified once: neither what lies inside it nor a folder around
+        // it (a parent that a detector would read as holding the same records) is asked again.
+        if covered.iter().any(|c| path.starts_with(c) || c.starts_with(&path)) {
             continue;
         }
         let Ok(found) = crate::protocols::detect(&path, Given::default()) else { continue };
@@ -73,8 +75,8 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
     records
 }
 
-/// Paths that may hold records: every repository, then every other directory searched, in
-/// the order of their names.
+/// Paths that may hold records: every repository, then every other directory searched, the
+/// deepest first (a record's own folder before a folder around it), then by name.
 fn candidates(intake: &Intake) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = intake.repos.iter().map(|r| r.path.clone()).collect();
     let mut dirs: Vec<PathBuf> = intake
@@ -83,7 +85,7 @@ fn candidates(intake: &Intake) -> Vec<PathBuf> {
         .flat_map(|(root, _, found)| found.dirs.iter().map(move |d| if d == "." { root.clone() } else { root.join(d) }))
         .filter(|d| !out.contains(d))
         .collect();
-    dirs.sort();
+    dirs.sort_by_key(|d| (std::cmp::Reverse(d.components().count()), d.clone()));
     out.extend(dirs);
     out
 }
@@ -144,7 +146,9 @@ fn run_paired(
             }
             if let Ok(report) = run(ctx) {
                 record.command = intake.shown_text(&found.command);
-                record.paired = given.iter().skip(1).map(|(_, p)| intake.shown(p)).collect();
+                // What the command used: the paths its command line names.
+                let named = |p: &Path| found.command.contains(&p.display().to_string());
+                record.paired = given.iter().filter(|(_, p)| named(p)).map(|(_, p)| intake.shown(p)).collect();
                 record.paired.dedup();
                 record.given = given.iter().map(|(k, p)| (*k, p.to_path_buf())).collect();
                 record.report = Some(report);

@@ -561,3 +561,53 @@ fn the_summary_vectors_are_signed_by_the_editor_key() {
         assert_eq!(shape.outcome == crossverify::report::Outcome::Failed, malformed, "{}", file.display());
     }
 }
+
+/// The verdict the direct command gives, for comparison with a record's in a submission.
+fn outcome_of(sb: &Sandbox, args: &[&str]) -> String {
+    let mut a = args.to_vec();
+    a.extend(["--format", "json"]);
+    json(&sb.run(&a))["outcome"].as_str().expect("outcome").to_owned()
+}
+
+/// A submission holding records of all three protocols — a paired CrossAudit ledger, a
+/// CrossExam transcript, Proof-or-Stop evidence beside its repository and trust store — gives
+/// one report with each record verified by its own command, with the verdict that command
+/// gives alone.
+#[test]
+fn records_of_every_protocol_are_found_and_verified_in_one_report() {
+    let sb = sandbox();
+    let vectors = support::root().join("test-vectors");
+    support::copy_dir(&vectors.join("crossexam/real/clean-two-seat/_Msg"), &sb.side.join("debate/_Msg"));
+    let pos = vectors.join("proof-or-stop");
+    support::copy_dir(&pos.join("repos/golden.git"), &sb.side.join("pos/golden.git"));
+    support::copy_dir(&pos.join("floor/full-quorum"), &sb.side.join("pos/evidence"));
+    // The live configuration beside the evidence, as the floor command reads it.
+    for f in ["policy.json", "command-set.json", "scope.json"] {
+        std::fs::copy(pos.join("config").join(f), sb.side.join("pos/evidence").join(f)).expect("config");
+    }
+    std::fs::copy(pos.join("keys/trust-store.json"), sb.side.join("pos/trust-store.json")).expect("trust store");
+    let o = sb.run(&["verify", "side", "--verified-at", AT, "--format", "json"]);
+    let r = json(&o);
+    let records = r["records"].as_array().expect("records");
+    let find = |what: &str| {
+        records
+            .iter()
+            .find(|x| x["what"].as_str().is_some_and(|w| w.contains(what)))
+            .unwrap_or_else(|| panic!("no {what} record in {records:?}"))
+    };
+    let transcript = find("CrossExam transcript");
+    assert_eq!(transcript["outcome"], outcome_of(&sb, &["transcript", "side/debate/_Msg"]).as_str());
+    let evidence = find("Proof-or-Stop evidence directory");
+    let paired: Vec<&str> =
+        evidence["pairedWith"].as_array().expect("paired").iter().filter_map(Value::as_str).collect();
+    assert_eq!(paired, ["side/pos/golden.git", "side/pos/trust-store.json"], "{evidence}");
+    let direct = outcome_of(
+        &sb,
+        &["floor", "side/pos/evidence", "--repo", "side/pos/golden.git", "--trust-store", "side/pos/trust-store.json"],
+    );
+    assert_eq!(evidence["outcome"], direct.as_str(), "{evidence}");
+    assert_eq!(direct, "verified");
+    let ledger = find("CrossAudit ledger");
+    assert!(ledger["pairedWith"].as_array().is_some_and(|p| p.iter().any(|x| x == "side/science")), "{ledger}");
+    sb.assert_tmp_empty();
+}
