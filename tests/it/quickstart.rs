@@ -306,8 +306,20 @@ fn the_front_door_detects_each_real_input_and_runs_its_command() {
         assert!(ran.starts_with(&format!("crossverify {command}")), "{ran}");
         assert!(stderr.contains("detected "), "it says what it detected: {stderr}");
     }
-    // Something that is not CrossAudit's: could not run, saying what was looked for.
-    let out = support::crossverify().current_dir(tmp.path()).args(["verify", "."]).output().expect("runs");
+    // The folder holding both clones side by side is a submission (issue 24): one report.
+    let out = support::crossverify()
+        .current_dir(tmp.path())
+        .args(["verify", ".", "--format", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["command"], "submission");
+    // Something that is no one's records: could not run, saying what was looked for.
+    let other = tmp.path().join("notes");
+    std::fs::create_dir(&other).expect("dir");
+    std::fs::write(other.join("README.txt"), "nothing to verify\n").expect("write");
+    let out = support::crossverify().current_dir(tmp.path()).args(["verify", "notes"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not something crossverify recognises"));
 }
