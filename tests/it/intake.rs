@@ -611,3 +611,14 @@ fn records_of_every_protocol_are_found_and_verified_in_one_report() {
     assert!(ledger["pairedWith"].as_array().is_some_and(|p| p.iter().any(|x| x == "side/science")), "{ledger}");
     sb.assert_tmp_empty();
 }
+
+/// `--science` beside a submission is refused (exit 2) with the command that adds it to the
+/// submission: the pairing comes from the receipts, never from a flag that could point elsewhere.
+#[test]
+fn science_beside_a_submission_is_refused_with_the_command() {
+    let sb = sandbox();
+    let o = sb.run(&["verify", "side", "--science", "bare/science", "--verified-at", AT]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`crossverify verify side bare/science`"), "{}", stderr(&o));
+    sb.assert_tmp_empty();
+}

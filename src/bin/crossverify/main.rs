@@ -326,7 +326,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let adapter = crossverify::protocols::stats_adapter(path);
             crossverify::stats::command(&opts, || (adapter.read)(&opts, ctx))?
         }
-        Command::Verify { paths, trust_store, submission: sub, .. } if submission::wanted(paths, sub) => {
+        Command::Verify { paths, science, repo, trust_store, submission: sub } if submission::wanted(paths, sub) => {
+            if let Some((flag, p)) = science.as_ref().map(|p| ("--science", p)).or(repo.as_ref().map(|p| ("--repo", p)))
+            {
+                bail!(
+                    "{flag} {}: a submission's repositories are found in it and paired by the records' own bindings; \
+                     add the repository to the submission instead (`crossverify verify {} {}`)",
+                    p.display(),
+                    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" "),
+                    p.display()
+                );
+            }
             let (report, then) = submission::verify(paths, trust_store.as_deref(), sub, cli.global.quiet, ctx)?;
             after = Some(then);
             report
