@@ -512,6 +512,17 @@ fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Resu
                     .and_then(|t| sink.put(&raw, Entry::Symlink(t), None))
             }
             _ if f.is_dir() => sink.put(&raw, Entry::Dir, None),
+            // The declared size is the sender's word: too large, refused before a byte is
+            // written; too small, the metered copy still stops at the cap.
+            _ if f.size()
+                > compressed.saturating_mul(sink.limits.max_ratio).saturating_add(sink.limits.ratio_slack) =>
+            {
+                Err(format!(
+                    "declares {} bytes from {compressed} compressed (more than {} times): a zip bomb",
+                    f.size(),
+                    sink.limits.max_ratio
+                ))
+            }
             _ => sink.put(&raw, Entry::File(&mut f), Some(compressed)),
         };
         put.map_err(|why| (shown, why))?;
@@ -593,5 +604,25 @@ mod tests {
         assert!(e.reason.contains("gzip bomb") && e.member == "zeros", "{e}");
         let loose = Limits { max_ratio: 2000, ..tight };
         assert_eq!(run(&bomb, Kind::TarGz, loose).map(|u| u.bytes), Ok(4 << 20));
+    }
+
+    /// A zip bomb declared small (its sizes rewritten to 1): refused by the reader or by the
+    /// metered copy, having written no more than the cap.
+    #[test]
+    fn a_zip_member_lying_about_its_size_is_still_capped() {
+        let mut w = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        w.start_file("zeros", zip::write::SimpleFileOptions::default()).expect("member");
+        io::copy(&mut io::repeat(0).take(4 << 20), &mut w).expect("write");
+        let mut bytes = w.finish().expect("zip").into_inner();
+        for (sig, at) in [(&b"PK\x03\x04"[..], 22), (&b"PK\x01\x02"[..], 24)] {
+            let i = bytes.windows(4).position(|x| x == sig).expect("header");
+            bytes[i + at..i + at + 4].copy_from_slice(&1u32.to_le_bytes());
+        }
+        let tight = Limits { max_entries: 9, max_bytes: 1 << 30, max_ratio: 10, ratio_slack: 1 << 16 };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let got = unpack_from(io::Cursor::new(&bytes), "lying.zip", Kind::Zip, dir.path(), tight, Ctx::silent());
+        assert!(got.is_err(), "{got:?}");
+        let written = std::fs::metadata(dir.path().join("zeros")).map_or(0, |m| m.len());
+        assert!(written <= (bytes.len() as u64) * 10 + (1 << 16) + 1, "{written} bytes written");
     }
 }
