@@ -492,6 +492,67 @@ fn many_keys(n: usize) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// The caps the archive property unpacks within: small, so that a bomb stops after a
+/// megabyte and a fuzzing run stays fast; the rules are the same as a journal's.
+pub const ARCHIVE_LIMITS: crate::intake::Limits =
+    crate::intake::Limits { max_entries: 4096, max_bytes: 16 << 20, max_ratio: 200, ratio_slack: 1 << 20 };
+
+/// `archive_unpack`: any bytes as a zip, a tar and a gzip-compressed tar (each format the
+/// bytes could be), unpacked into a fresh directory under the system's temporary directory:
+/// a refusal or the tree, never a panic; what is written stays within the caps (members,
+/// bytes), every symlink written resolves inside the tree or nowhere, and a second unpacking
+/// of the same bytes gives the same answer. The directory is removed afterwards.
+pub fn archive_unpack(data: &[u8]) {
+    use crate::intake::{Kind, unpack_from};
+    static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    for kind in [Kind::Zip, Kind::Tar, Kind::TarGz] {
+        let mut answers = Vec::new();
+        for _ in 0..2 {
+            let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dest = std::env::temp_dir().join(format!("crossverify-fuzz-archive-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&dest).expect("the temporary directory is writable");
+            let got = unpack_from(
+                std::io::Cursor::new(data),
+                "fuzz",
+                kind,
+                &dest,
+                ARCHIVE_LIMITS,
+                crate::progress::Ctx::silent(),
+            );
+            if let Ok(u) = &got {
+                assert!(u.entries <= ARCHIVE_LIMITS.max_entries && u.bytes <= ARCHIVE_LIMITS.max_bytes, "{u:?}");
+                assert_tree_inside(&dest, ARCHIVE_LIMITS.max_bytes);
+            }
+            std::fs::remove_dir_all(&dest).expect("the unpacked tree is removed");
+            answers.push(got.map_err(|e| e.to_string()));
+        }
+        assert_eq!(answers[0], answers[1], "unpacking is deterministic");
+    }
+}
+
+/// Every file below `root` is a directory, a regular file or a symlink resolving inside
+/// `root` (or nowhere), and the regular files hold at most `max_bytes` together.
+fn assert_tree_inside(root: &Path, max_bytes: u64) {
+    let real_root = root.canonicalize().expect("the root resolves");
+    let (mut stack, mut bytes) = (vec![root.to_owned()], 0u64);
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("readable").filter_map(Result::ok) {
+            let meta = std::fs::symlink_metadata(e.path()).expect("metadata");
+            if meta.is_symlink() {
+                if let Ok(real) = e.path().canonicalize() {
+                    assert!(real.starts_with(&real_root), "{} leaves the tree", e.path().display());
+                }
+            } else if meta.is_dir() {
+                stack.push(e.path());
+            } else {
+                assert!(meta.is_file(), "{} is neither file, directory nor symlink", e.path().display());
+                bytes += meta.len();
+            }
+        }
+    }
+    assert!(bytes <= max_bytes, "{bytes} bytes written");
+}
+
 /// The hostile input shapes of the memory-budget test and the parsers bench, each about `n`
 /// bytes: many tiny items, long lines, deep nesting, many keys, separators, control characters,
 /// blank lines, in the syntaxes the parsers read (JSON, YAML, Markdown, key and armor lines).

@@ -37,6 +37,7 @@ pub mod foundation;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod git;
+pub mod intake;
 pub mod json;
 pub mod manifest;
 pub mod progress;
@@ -45,4 +46,5 @@ pub mod protocols;
 pub mod render;
 pub mod report;
 pub mod stats;
+pub mod submission;
 pub mod trust;

@@ -49,9 +49,10 @@ macro_rules! protocol {
 pub static PROTOCOLS: &[Protocol] = &[protocol!(crossaudit), protocol!(proof_or_stop), protocol!(crossexam)];
 
 /// The families that belong to no protocol: the foundation's, the statistics' (placed after
-/// the first protocol's) and the anchors'.
+/// the first protocol's), the anchors' and the submissions' (`intake`).
 static FOUNDATION: (&Family, &[&[&Check]]) = (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]);
 static STATISTICS: (&Family, &[&[&Check]]) = (&crate::stats::FAMILY, &[crate::stats::CHECKS]);
+static INTAKE: (&Family, &[&[&Check]]) = (&crate::intake::FAMILY, &[crate::intake::CHECKS]);
 static ANCHORS: (&Family, &[&[&Check]]) = (
     &crate::anchors::FAMILY,
     &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS, crate::anchors::sigstore::CHECKS],
@@ -60,7 +61,7 @@ static ANCHORS: (&Family, &[&[&Check]]) = (
 /// Every family with its checks. The order is part of every report: a family earlier in it
 /// wins a word's tone and puts its location inputs first (`describe`), so it is kept as it was
 /// when this list was written out: the foundation, the first protocol, the statistics, the
-/// other protocols, the anchors.
+/// other protocols, the anchors; then the families added since, at the end.
 #[must_use]
 pub fn families() -> Vec<(&'static Family, &'static [&'static [&'static Check]])> {
     let protocols = PROTOCOLS.iter().map(|p| (p.family, p.checks));
@@ -69,6 +70,7 @@ pub fn families() -> Vec<(&'static Family, &'static [&'static [&'static Check]])
     out.push(STATISTICS);
     out.extend(protocols.skip(1));
     out.push(ANCHORS);
+    out.push(INTAKE);
     out
 }
 

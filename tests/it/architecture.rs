@@ -25,11 +25,13 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &["checks", "render"],
     // Protocol-free checks and figures: git objects and manifests, finding lifecycles.
-    &["foundation", "stats", "anchors"],
+    &["foundation", "stats", "anchors", "intake"],
     // One module per protocol; each may use every layer below, never another protocol.
     &["crossaudit", "proof_or_stop", "crossexam"],
     // The list of families, one line per protocol, used by the command layer.
     &["protocols", "attest"],
+    // A journal's submission: every record found and verified through the front door.
+    &["submission"],
     // Entry points that wire everything together.
     &["fuzzing", "bin"],
 ];

@@ -12,12 +12,12 @@ use std::process::Command;
 use crossverify::render::{self, Format, Options};
 
 /// What Chromium said about one page.
-struct Load {
-    dom: String,
-    log: String,
+pub(crate) struct Load {
+    pub(crate) dom: String,
+    pub(crate) log: String,
 }
 
-fn load(chromium: &Path, page: &Path, screenshot: Option<&Path>) -> Load {
+pub(crate) fn load(chromium: &Path, page: &Path, screenshot: Option<&Path>) -> Load {
     let profile = tempfile::tempdir().expect("profile dir");
     let base = |c: &mut Command| {
         c.args([
@@ -59,7 +59,7 @@ fn load(chromium: &Path, page: &Path, screenshot: Option<&Path>) -> Load {
 }
 
 /// Lines of Chromium's log that mean something on the page did not load or was blocked.
-fn load_failures(log: &str) -> Vec<&str> {
+pub(crate) fn load_failures(log: &str) -> Vec<&str> {
     log.lines()
         .filter(|l| {
             l.contains("Content Security Policy")

@@ -45,6 +45,7 @@ mod formats;
 mod fuzz_corpus;
 mod gate;
 mod html_chromium;
+mod intake;
 mod manifest_cli;
 mod oracle;
 mod proof_or_stop;

@@ -197,37 +197,41 @@ fn quick_start_2_a_journal_on_the_paired_ledger() {
     let sh: Vec<String> = blocks(&qs, "sh").iter().flat_map(|b| commands(b)).collect();
     let case = support::root().join("test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let sub = tmp.path().join("submission");
-    std::fs::create_dir(&sub).expect("dir");
-    std::fs::copy(case.join("science.bundle"), sub.join("science.bundle")).expect("copy");
-    std::fs::copy(case.join("audit.bundle"), sub.join("audit.bundle")).expect("copy");
-    let mut subst = BTreeMap::new();
-    // The audit head the authors vouch for: the guide's placeholder becomes the real one.
+    // The submission as received: a zip of the authors' two bundles, in a folder of their own.
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(tmp.path().join("submission.zip")).expect("zip"));
+    let opts = zip::write::SimpleFileOptions::default()
+        .last_modified_time(zip::DateTime::from_date_and_time(2026, 1, 2, 3, 4, 5).expect("date"));
+    for name in ["science.bundle", "audit.bundle"] {
+        zip.start_file(format!("paper-1234/{name}"), opts).expect("member");
+        std::io::Write::write_all(&mut zip, &std::fs::read(case.join(name)).expect("bundle")).expect("write");
+    }
+    zip.finish().expect("zip");
+    let key = crossverify_fixtures::signing::TestKey::named("journal-editor");
+    std::fs::write(tmp.path().join("editor_ed25519"), key.private_openssh()).expect("key");
+    std::fs::write(tmp.path().join("editor_ed25519.pub"), format!("{}\n", key.public_openssh())).expect("key");
     let head = String::from_utf8(support::git(&case, &["bundle", "list-heads", "audit.bundle"])).expect("utf-8");
     let head = head.split_whitespace().next().expect("a head").to_owned();
-    subst.insert("5d0c5a8f0e7d1a2b3c4d5e6f708192a3b4c5d6e7", head.clone());
-    assert!(sh.iter().any(|l| l.starts_with("git clone --mirror")), "{sh:?}");
+    assert!(sh.first().is_some_and(|l| l.starts_with("crossverify verify submission.zip")), "{sh:?}");
     for line in &sh {
-        let out = run(line, tmp.path(), &subst);
+        let out = run(line, tmp.path(), &BTreeMap::new());
         assert_eq!(out.code, 0, "`{line}`: {}", out.stderr);
     }
     let v = json(&tmp.path().join("verification.json"));
+    assert_eq!(v["command"], "submission");
     assert_eq!(v["outcome"], "verified");
-    assert_eq!(v["inputs"]["identities"]["audit"]["commit"], head.as_str());
-    assert_eq!(v["inputs"]["identities"]["science"]["commit"].as_str().map(str::len), Some(40));
+    let heads: Vec<&str> = v["received"]["repositories"]
+        .as_array()
+        .expect("repositories")
+        .iter()
+        .filter_map(|r| r["head"].as_str())
+        .collect();
+    assert!(heads.contains(&head.as_str()), "the audit head the authors vouch for: {heads:?}");
+    let records = v["records"].as_array().expect("records");
+    assert!(records.iter().any(|r| r["pairedWith"].as_array().is_some_and(|p| !p.is_empty())), "{records:?}");
     assert!(v["tool"]["version"].is_string());
     let jsonl = std::fs::read_to_string(tmp.path().join("verification.jsonl")).expect("jsonl");
     assert!(jsonl.lines().last().is_some_and(|l| l.contains("\"record\":\"summary\"")));
-    assert!(tmp.path().join("verification.html").is_file());
-    // Step 3: the stated figures, as in quick start 1, on the mirror clones.
-    let out = support::crossverify()
-        .current_dir(tmp.path())
-        .args(["stats", "audit", "--science", "science", "--format", "json"])
-        .output()
-        .expect("runs");
-    let r: Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(r["stats"]["cycles"].as_u64().is_some_and(|n| n >= 1), "{}", r["stats"]);
+    assert!(tmp.path().join("certificate.html").is_file() && tmp.path().join("certificate.vsa.json").is_file());
 }
 
 #[test]
@@ -302,8 +306,20 @@ fn the_front_door_detects_each_real_input_and_runs_its_command() {
         assert!(ran.starts_with(&format!("crossverify {command}")), "{ran}");
         assert!(stderr.contains("detected "), "it says what it detected: {stderr}");
     }
-    // Something that is not CrossAudit's: could not run, saying what was looked for.
-    let out = support::crossverify().current_dir(tmp.path()).args(["verify", "."]).output().expect("runs");
+    // The folder holding both clones side by side is a submission (issue 24): one report.
+    let out = support::crossverify()
+        .current_dir(tmp.path())
+        .args(["verify", ".", "--format", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["command"], "submission");
+    // Something that is no one's records: could not run, saying what was looked for.
+    let other = tmp.path().join("notes");
+    std::fs::create_dir(&other).expect("dir");
+    std::fs::write(other.join("README.txt"), "nothing to verify\n").expect("write");
+    let out = support::crossverify().current_dir(tmp.path()).args(["verify", "notes"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not something crossverify recognises"));
 }

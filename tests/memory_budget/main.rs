@@ -19,5 +19,6 @@ fn alone() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+mod archives;
 mod crossexam;
 mod parsers;

@@ -42,6 +42,7 @@ macro_rules! help {
 
 mod generate;
 mod protocols;
+mod submission;
 
 /// Offline, third-party verification of the supervision records AI agents leave in git.
 ///
@@ -149,12 +150,14 @@ enum Command {
     #[command(after_help = help!(
         "crossverify verify audit --science science",
         "crossverify verify evidence --repo . --trust-store trust-store.json",
-        "crossverify verify _Msg --format html > transcript.html",
+        "crossverify verify submission.zip --certificate certificate.html --output json=report.json",
     ))]
     Verify {
         /// A ledger repository or directory, a receipt file, ledger records, a transcript, or
-        /// Proof-or-Stop evidence (a bundle, an evidence directory, findings).
-        path: PathBuf,
+        /// Proof-or-Stop evidence (a bundle, an evidence directory, findings); or a journal's
+        /// submission: archives (.zip, .tar, .tar.gz, .tgz), git bundles, a folder of repositories.
+        #[arg(required = true, num_args = 1..)]
+        paths: Vec<PathBuf>,
         /// Science repository (a paired ledger's, or for fix commits named in records).
         #[arg(long, value_name = "PATH")]
         science: Option<PathBuf>,
@@ -164,6 +167,8 @@ enum Command {
         /// Trust store (Proof-or-Stop bundles and evidence).
         #[arg(long, value_name = "FILE")]
         trust_store: Option<PathBuf>,
+        #[command(flatten)]
+        submission: submission::Args,
     },
     #[command(display_order = 12)]
     /// List every check code with its level and summary.
@@ -314,6 +319,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let interrupt = AtomicBool::new(false);
     let bar = progress_bar::Bar::new(!cli.global.quiet && std::io::stderr().is_terminal());
     let ctx = Ctx { progress: &bar, interrupt: &interrupt };
+    let mut after = None;
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Stats { path, rev, claims, science, science_rev } => {
@@ -327,7 +333,23 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
             let adapter = crossverify::protocols::stats_adapter(path);
             crossverify::stats::command(&opts, || (adapter.read)(&opts, ctx))?
         }
-        Command::Verify { path, science, repo, trust_store } => {
+        Command::Verify { paths, science, repo, trust_store, submission: sub } if submission::wanted(paths, sub) => {
+            if let Some((flag, p)) = science.as_ref().map(|p| ("--science", p)).or(repo.as_ref().map(|p| ("--repo", p)))
+            {
+                bail!(
+                    "{flag} {}: a submission's repositories are found in it and paired by the records' own bindings; \
+                     add the repository to the submission instead (`crossverify verify {} {}`)",
+                    p.display(),
+                    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" "),
+                    p.display()
+                );
+            }
+            let (report, then) = submission::verify(paths, trust_store.as_deref(), sub, cli.global.quiet, ctx)?;
+            after = Some(then);
+            report
+        }
+        Command::Verify { paths, science, repo, trust_store, .. } => {
+            let [path] = paths.as_slice() else { bail!("verify: one path, unless it is a submission") };
             let given: Vec<(&str, &Path)> = [("science", science), ("repo", repo), ("trust-store", trust_store)]
                 .into_iter()
                 .filter_map(|(name, p)| p.as_deref().map(|p| (name, p)))
@@ -337,7 +359,11 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
         Command::Attest { envelope, trusted_key, replay } => {
             let replayer = |args: &[String]| replay_run(args);
             let replayer: crossverify::attest::Replayer<'_> = &replayer;
-            crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+            if crossverify::submission::vsa::is_summary(envelope) {
+                crossverify::submission::vsa::attest(envelope, trusted_key, replay.then_some(replayer))?
+            } else {
+                crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+            }
         }
         Command::Protocol(c) => match c.run(&protocols::Env { ctx, quiet: cli.global.quiet })? {
             protocols::Ran::Report(report) => *report,
@@ -360,11 +386,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     }
     report.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
     if cli.global.sign_report.is_some() {
-        let invocation = crossverify::attest::invocation(std::env::args_os().skip(1))?;
+        let mut invocation = crossverify::attest::invocation(std::env::args_os().skip(1))?;
+        if let Some(a) = &after {
+            invocation = a.recorded(invocation);
+        }
         crossverify::attest::record(&mut report, &invocation);
     }
     crossverify::protocols::describe(&mut report);
     bar.clear();
+    if let Some(a) = &after {
+        a.write(&report, cli.global.sign_report.as_deref())?;
+    }
     if let (Some(key), Some(path)) = (&cli.global.sign_report, &cli.global.attestation) {
         crossverify::attest::write_attestation(&report, key, path)?;
     }

@@ -83,13 +83,15 @@ pub(crate) enum Command {
     /// Verify many ledgers, one JSON line each, resuming where a previous run stopped.
     #[command(after_help = help!(
         "crossverify batch submissions.jsonl --output-jsonl results.jsonl",
-        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --resume --cache ~/.cache/crossverify"
+        "crossverify batch submissions.jsonl --output-jsonl results.jsonl --resume --cache ~/.cache/crossverify",
+        "crossverify batch queue/ --output-jsonl results.jsonl --certificates certificates/ --resume"
     ))]
     ///
     /// Exit 1 if any failed, else 3 if any was inconclusive or could not run, else 0
     /// (docs/scale.md).
     Batch {
-        /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D}.
+        /// JSON lines: {"audit": PATH, "science": PATH, "id": NAME, "auditRev": REV, "dialect": D};
+        /// or a folder of submissions (archives, bundles, folders of repositories), one per entry.
         list: PathBuf,
         /// Where the lines go (appended). A file that already holds lines is refused unless
         /// --resume is given.
@@ -99,6 +101,9 @@ pub(crate) enum Command {
         /// they were about (exit 0 or 1 only; taken from the file, not verified again).
         #[arg(long)]
         resume: bool,
+        /// When LIST is a folder of submissions: write each one's certificate here as ID.html.
+        #[arg(long, value_name = "DIR")]
+        certificates: Option<PathBuf>,
         #[command(flatten)]
         cache: scale::CacheArgs,
     },
@@ -167,7 +172,11 @@ impl Command {
             }
             Command::Receipt(args) => receipt(args, env)?,
             Command::Merge { reports, trusted_key } => scale::merge(reports, trusted_key.as_deref(), ctx)?,
-            Command::Batch { list, output_jsonl, resume, cache } => {
+            Command::Batch { list, output_jsonl, resume, certificates, .. } if list.is_dir() => {
+                let certificates = certificates.as_deref();
+                return Ok(Ran::Exit(crate::submission::batch(list, output_jsonl, certificates, *resume, quiet, ctx)));
+            }
+            Command::Batch { list, output_jsonl, resume, cache, .. } => {
                 return Ok(Ran::Exit(scale::batch(list, output_jsonl, *resume, cache, quiet, ctx)));
             }
         })))

@@ -234,12 +234,7 @@ pub(crate) fn batch(
     let text = std::fs::read_to_string(list).with_context(|| format!("reading batch list {}", list.display()))?;
     let base = list.parent().unwrap_or(Path::new("."));
     let entries = crossaudit::batch::entries(&text, base)?;
-    let existing = match std::fs::read(out) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
-    };
-    let (lines, whole) = crossaudit::batch::done(&existing);
+    let (lines, whole) = crossaudit::batch::done(&crate::submission::existing_output(out)?);
     // Taking a verdict from a file instead of from git is trust: asked for by name, never
     // implied by where the output happens to point.
     anyhow::ensure!(
@@ -259,13 +254,8 @@ pub(crate) fn batch(
     // Lines of ids not in this list still count: the exit code is the whole output's.
     let mut codes: Vec<u8> =
         latest.iter().filter(|(id, _)| !todo.iter().any(|e| e.id == **id)).map(|(_, l)| l.code).collect();
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out)
-        .with_context(|| format!("opening {}", out.display()))?;
     // A line torn by a killed run is cut off; its ledger is verified again.
-    file.set_len(whole as u64).with_context(|| format!("truncating {}", out.display()))?;
+    let mut file = crate::submission::append_output(out, whole)?;
     let cache = caching.open(quiet)?;
     if resume {
         note(

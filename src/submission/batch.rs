@@ -1,0 +1,145 @@
+//! `crossverify batch FOLDER`: a journal's queue, one submission per entry of the folder (an
+//! archive, a bundle or a directory), one JSON line and one certificate each, resumable like
+//! the ledger batch (`docs/scale.md`): a line stands for its submission while the submission
+//! is the one it was about (the same SHA-256 for a file, the same repositories at the same
+//! commits for a directory) and its verdict was definite.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
+
+use crate::report::{Level, Outcome, Report};
+
+/// The submissions of a queue folder: every entry but hidden ones, by name.
+///
+/// # Errors
+/// The folder cannot be read.
+pub fn queue(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
+        .filter(|(name, _)| !name.starts_with('.'))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// What a submission is, for resuming: a file's SHA-256, or for a directory a digest of the
+/// repositories, bundles and archives it holds with their commits and digests.
+#[must_use]
+pub fn fingerprint(path: &Path) -> Option<String> {
+    if !path.is_dir() {
+        return super::sha256_of(path).ok().map(|d| format!("sha256:{d}"));
+    }
+    let found = crate::intake::tree::search(path);
+    let mut h = Sha256::new();
+    for r in &found.repos {
+        h.update(format!("repo\t{}\t{}\n", r.rel, super::head_of(&r.path)?).as_bytes());
+    }
+    for (p, _) in &found.packed {
+        h.update(format!("file\t{}\t{}\n", p.display(), super::sha256_of(p).ok()?).as_bytes());
+    }
+    Some(format!("tree:{}", hex::encode(h.finalize())))
+}
+
+/// One line done: its id, exit code and the fingerprint of what it was about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Done {
+    /// The submission's id.
+    pub id: String,
+    /// Its exit code.
+    pub code: u8,
+    /// [`fingerprint`] of the submission verified.
+    pub fingerprint: Option<String>,
+}
+
+/// The whole lines already in an output, and the length of the part that holds them (a line
+/// torn by a killed run is after it).
+#[must_use]
+pub fn done(existing: &[u8]) -> (Vec<Done>, usize) {
+    let whole = existing.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let lines = existing
+        .get(..whole)
+        .unwrap_or_default()
+        .split(|b| *b == b'\n')
+        .filter_map(|l| crate::json::parse(l).ok())
+        .map(|v| crate::json::to_serde(&v))
+        .filter_map(|v| {
+            Some(Done {
+                id: v.get("id")?.as_str()?.to_owned(),
+                code: u8::try_from(v.get("exitCode")?.as_u64()?).ok()?,
+                fingerprint: v.get("fingerprint").and_then(Value::as_str).map(str::to_owned),
+            })
+        })
+        .collect();
+    (lines, whole)
+}
+
+/// Whether a line still stands for the submission: a definite verdict about the same bytes.
+#[must_use]
+pub fn still_stands(line: &Done, now: Option<&str>) -> bool {
+    matches!(line.code, 0 | 1) && line.fingerprint.is_some() && line.fingerprint.as_deref() == now
+}
+
+/// A submission's line (without the newline).
+#[must_use]
+pub fn line(
+    id: &str,
+    fingerprint: Option<&str>,
+    result: Result<&Report, &str>,
+    certificate: Option<(&str, &str)>,
+) -> String {
+    let mut v = match result {
+        Ok(r) => {
+            let failing: std::collections::BTreeSet<&str> = r
+                .results
+                .iter()
+                .filter(|x| x.outcome == Outcome::Failed && x.level == Level::Error)
+                .map(|x| x.code.as_str())
+                .collect();
+            json!({"id": id, "exitCode": r.exit_code(), "outcome": r.outcome.as_str(), "failing": failing,
+                   "summary": r.summary, "records": r.sections.get("records").and_then(Value::as_array).map(Vec::len)})
+        }
+        Err(e) => json!({"id": id, "exitCode": 2, "error": e}),
+    };
+    v["fingerprint"] = fingerprint.map_or(Value::Null, Value::from);
+    if let Some((path, digest)) = certificate {
+        v["certificate"] = path.into();
+        v["certificateSha256"] = digest.into();
+    }
+    serde_json::to_string(&v).expect("a line serialises")
+}
+
+/// The queue's exit code: 1 if any failed, else 3 if any was inconclusive or could not run,
+/// else 0.
+#[must_use]
+pub fn exit_code(codes: impl IntoIterator<Item = u8>) -> u8 {
+    codes.into_iter().fold(0, |acc, c| match (acc, c) {
+        (1, _) | (_, 1) => 1,
+        (_, 0) => acc,
+        _ => 3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_stands_only_for_a_definite_verdict_about_the_same_bytes() {
+        let out =
+            b"{\"exitCode\":0,\"fingerprint\":\"sha256:aa\",\"id\":\"a\"}\n{\"exitCode\":2,\"id\":\"b\"}\n{\"exitCo";
+        let (lines, whole) = done(out);
+        assert_eq!(whole, out.iter().rposition(|b| *b == b'\n').expect("a newline") + 1, "the torn line is cut off");
+        assert_eq!(lines.len(), 2);
+        assert!(still_stands(&lines[0], Some("sha256:aa")));
+        assert!(!still_stands(&lines[0], Some("sha256:bb")), "another archive under the same name");
+        assert!(!still_stands(&lines[1], None), "could not run: verified again");
+        assert_eq!(exit_code([0, 3, 0]), 3);
+        assert_eq!(exit_code([0, 2, 1]), 1);
+        assert_eq!(exit_code([]), 0);
+        let l = line("c", Some("sha256:cc"), Err("no repository"), None);
+        assert_eq!(l, r#"{"error":"no repository","exitCode":2,"fingerprint":"sha256:cc","id":"c"}"#);
+    }
+}

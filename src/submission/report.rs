@@ -1,0 +1,155 @@
+//! One report for the whole submission: every record's results (their subjects prefixed with
+//! the record's name), a `CV-N001` result per record saying whether it was verified, what was
+//! received with its digests and commits, and each record's verdict and audit outcome.
+
+use serde_json::{Value, json};
+
+use super::receive::Intake;
+use super::records::Record;
+use crate::intake::RECORD_VERIFIED;
+use crate::report::{CheckResult, Outcome, Report, Table, View};
+
+/// The command name of a submission's report.
+pub const COMMAND: &str = "submission";
+
+/// Builds the report of `records` found in `intake`.
+#[must_use]
+pub fn build(intake: &Intake, records: &[Record], verified_at: &str, extra_inputs: &[(&str, Value)]) -> Report {
+    let mut report = Report::new(COMMAND);
+    report.input("verifiedAt", verified_at);
+    for (k, v) in extra_inputs {
+        report.input(k, v.clone());
+    }
+    report.section("received", received(intake));
+    let mut rows = Vec::new();
+    let mut listed = Vec::new();
+    for r in records {
+        let (result, row, entry) = one(r, intake);
+        report.results.push(result);
+        rows.push(row);
+        listed.push(entry);
+        if let Some(sub) = &r.report {
+            merge(&mut report, r, sub, intake);
+        }
+    }
+    report.section("records", Value::Array(listed));
+    report.views.insert(0, View::Table(records_table(rows)));
+    report.views.insert(1, View::Table(received_table(intake)));
+    report.finish();
+    report
+}
+
+/// The `received` section: each input and what it held.
+fn received(intake: &Intake) -> Value {
+    let repos: Vec<Value> =
+        intake.repos.iter().map(|r| json!({"repository": r.shown, "head": head_of(&r.path)})).collect();
+    let items: Vec<Value> = intake
+        .received
+        .iter()
+        .map(|r| json!({"name": r.shown, "kind": r.kind, "sha256": r.sha256, "members": r.entries, "bytes": r.bytes}))
+        .collect();
+    json!({"items": items, "repositories": repos})
+}
+
+/// The commit `HEAD` names in the repository at `path`, when it resolves.
+#[must_use]
+pub fn head_of(path: &std::path::Path) -> Option<String> {
+    let repo = crate::git::Repo::open(path).ok()?;
+    repo.resolve("HEAD").ok().map(|c| c.to_string())
+}
+
+/// A record's `CV-N001` result, its row and its entry in the `records` section.
+fn one(r: &Record, intake: &Intake) -> (CheckResult, Vec<Value>, Value) {
+    let (outcome, message) = match (&r.report, &r.unverified) {
+        (Some(sub), _) => {
+            (Outcome::Passed, format!("{}: verified by `{}` ({})", r.what, r.command, sub.outcome.as_str()))
+        }
+        (None, why) => (Outcome::CantTell, format!("{}: {}", r.what, why.as_deref().unwrap_or("not verified"))),
+    };
+    let result = CheckResult::new(&RECORD_VERIFIED, outcome, &r.name, message).with("command", r.command.clone());
+    let verdict = r.report.as_ref().map_or("not verified", |s| s.outcome.as_str());
+    let audit = r.report.as_ref().and_then(|s| s.audit_outcome.as_ref()).map(|a| {
+        let parts: Vec<String> = a.parts.iter().map(crate::report::OutcomePart::text).collect();
+        format!("{}: {}", a.basis, parts.join(", "))
+    });
+    let row = vec![
+        r.name.clone().into(),
+        r.what.clone().into(),
+        r.paired.join(", ").into(),
+        verdict.into(),
+        audit.clone().map_or(Value::Null, Value::from),
+        r.unverified.clone().map_or_else(|| r.command.clone().into(), |w| intake.shown_text(&w).into()),
+    ];
+    let entry = json!({
+        "record": r.name,
+        "what": r.what,
+        "command": r.command,
+        "pairedWith": r.paired,
+        "outcome": r.report.as_ref().map(|s| s.outcome.as_str()),
+        "exitCode": r.report.as_ref().map(Report::exit_code),
+        "auditOutcome": r.report.as_ref().and_then(|s| s.audit_outcome.clone()),
+        "summary": r.report.as_ref().map(|s| s.summary.clone()),
+        "reason": r.report.as_ref().and_then(|s| s.reason.clone()),
+        "unverified": r.unverified,
+    });
+    (result, row, entry)
+}
+
+/// Puts a record's report into the submission's: results (subjects prefixed with the record's
+/// name), figures under the record's name, views with prefixed ids; work paths renamed.
+fn merge(report: &mut Report, r: &Record, sub: &Report, intake: &Intake) {
+    let text = serde_json::to_string(sub).expect("a report always serialises");
+    let renamed: Report = serde_json::from_str(&intake.shown_text(&text)).unwrap_or_else(|_| sub.clone());
+    for mut res in renamed.results {
+        res.subject = format!("{}: {}", r.name, res.subject);
+        report.results.push(res);
+    }
+    if !renamed.stats.is_empty() {
+        report.stats.insert(r.name.clone(), Value::Object(renamed.stats.into_iter().collect()));
+    }
+    for mut v in renamed.views {
+        match &mut v {
+            View::Table(t) => {
+                t.id = format!("{}/{}", r.name, t.id);
+                t.title = format!("{}: {}", r.name, t.title);
+            }
+            View::Chart(c) => {
+                c.id = format!("{}/{}", r.name, c.id);
+                c.title = format!("{}: {}", r.name, c.title);
+            }
+        }
+        report.views.push(v);
+    }
+}
+
+fn records_table(rows: Vec<Vec<Value>>) -> Table {
+    Table {
+        id: "submission-records".into(),
+        title: "Records found in the submission".into(),
+        columns: ["record", "what", "paired with", "verdict", "audit outcome", "command, or why not verified"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+        note: Some("Each record is verified by its own protocol's command; CV-N001 says which could not be.".into()),
+        csv: true,
+    }
+}
+
+fn received_table(intake: &Intake) -> Table {
+    let mut rows: Vec<Vec<Value>> = intake
+        .received
+        .iter()
+        .map(|r| vec![r.shown.clone().into(), r.kind.clone().into(), r.sha256.clone().map_or(Value::Null, Value::from)])
+        .collect();
+    rows.extend(intake.repos.iter().map(|r| {
+        vec![r.shown.clone().into(), "git repository".into(), head_of(&r.path).map_or(Value::Null, Value::from)]
+    }));
+    Table {
+        id: "submission-received".into(),
+        title: "What was received".into(),
+        columns: ["name", "kind", "SHA-256, or HEAD commit"].map(String::from).to_vec(),
+        rows,
+        note: None,
+        csv: true,
+    }
+}

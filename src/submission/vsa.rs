@@ -1,0 +1,231 @@
+//! The signed verification summary of a submission: an in-toto Statement v1 whose predicate is
+//! a SLSA Verification Summary Attestation v1 (`https://slsa.dev/verification_summary/v1`),
+//! its subject the certificate's SHA-256 (then each archive, bundle and repository received),
+//! in a DSSE envelope signed with the auditor's Ed25519 key. `crossverify attest` checks it
+//! (`CV-T101`, `CV-N101`) and with `--replay` runs the recorded invocation again and derives
+//! the statement anew (`CV-T103`): the verification time is an input (`--verified-at`), so the
+//! bytes are the same.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::certificate;
+use crate::anchors::reports;
+use crate::attest::{Error, Replayer};
+use crate::intake::SUMMARY_WELL_FORMED;
+use crate::report::{CheckResult, Outcome, Report, Tool, Verdict};
+use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
+use crate::trust::ed25519::SigningKey;
+
+/// The predicate type.
+pub const PREDICATE_TYPE: &str = "https://slsa.dev/verification_summary/v1";
+/// The verifier's id.
+pub const VERIFIER_ID: &str = "https://crossverify.dev/verifier/crossverify";
+pub use super::policy::POLICY_URI;
+/// The level a verified submission reaches.
+pub const LEVEL: &str = "CROSSVERIFY_SUBMISSION_VERIFIED";
+/// The certificate's name in the subject.
+pub const CERTIFICATE: &str = "certificate.html";
+
+/// The statement for `report` (a submission's, as printed: described, with its tool).
+#[must_use]
+pub fn statement(report: &Report) -> Value {
+    let mut subject = vec![json!({"name": CERTIFICATE, "digest": {"sha256": certificate::digest(report)}})];
+    let received = report.sections.get("received");
+    for item in received.and_then(|r| r.get("items")).and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(name), Some(sha)) =
+            (item.get("name").and_then(Value::as_str), item.get("sha256").and_then(Value::as_str))
+        {
+            subject.push(json!({"name": name, "digest": {"sha256": sha}}));
+        }
+    }
+    for repo in received.and_then(|r| r.get("repositories")).and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(name), Some(head)) =
+            (repo.get("repository").and_then(Value::as_str), repo.get("head").and_then(Value::as_str))
+        {
+            subject.push(json!({"name": name, "digest": {"gitCommit": head}}));
+        }
+    }
+    let passed = report.outcome == Verdict::Verified;
+    let inputs: Vec<String> = report
+        .inputs
+        .get("submission")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let resource = match inputs.as_slice() {
+        [one] => one.clone(),
+        many => format!("urn:crossverify:submission:{}", many.join(",")),
+    };
+    let (suite, _) = super::policy::suite();
+    let mut predicate = json!({
+        "verifier": {"id": VERIFIER_ID, "version": {report.tool.name.clone(): report.tool.version.clone()}},
+        "timeVerified": report.inputs.get("verifiedAt").cloned().unwrap_or(Value::Null),
+        "resourceUri": resource,
+        "policy": {"uri": POLICY_URI, "digest": {"sha256": suite}},
+        "verificationResult": if passed { "PASSED" } else { "FAILED" },
+        "verifiedLevels": if passed { vec![LEVEL] } else { Vec::new() },
+        "slsaVersion": "1.0",
+        "crossverify": {
+            "outcome": report.outcome.as_str(),
+            "exitCode": report.exit_code(),
+            "tool": report.tool,
+            "invocation": report.inputs.get("invocation").cloned().unwrap_or(Value::Null),
+        },
+    });
+    if let Some(store) = report.inputs.get("trustStore") {
+        predicate["inputAttestations"] = json!([{"uri": store, "digest": {}}]);
+    }
+    json!({"_type": reports::STATEMENT_TYPE, "subject": subject, "predicateType": PREDICATE_TYPE, "predicate": predicate})
+}
+
+/// Signs the statement of `report` with the OpenSSH Ed25519 key at `key_path` and writes the
+/// envelope to `out`.
+///
+/// # Errors
+/// The key cannot be read, or `out` cannot be written.
+pub fn write(report: &Report, key_path: &Path, out: &Path) -> Result<(), Error> {
+    let text = crate::files::read_capped(key_path, 1 << 20)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| Error::Usage(format!("--sign-report {}: cannot be read as text", key_path.display())))?;
+    let key = SigningKey::from_openssh_private(&text)
+        .map_err(|e| Error::Usage(format!("--sign-report {}: {e}", key_path.display())))?;
+    let envelope = Envelope::sign(IN_TOTO_PAYLOAD_TYPE, &reports::payload_bytes(&statement(report)), &key);
+    std::fs::write(out, envelope.to_json()).map_err(|e| Error::Usage(format!("--vsa {}: {e}", out.display())))
+}
+
+/// Whether the envelope at `path` signs a verification summary (so `attest` checks it here).
+#[must_use]
+pub fn is_summary(path: &Path) -> bool {
+    let Ok(bytes) = crate::files::read_capped(path, crate::attest::MAX_FILE_BYTES as usize) else { return false };
+    let Ok(env) = Envelope::parse(&bytes) else { return false };
+    let Ok(v) = crate::json::parse(&env.payload) else { return false };
+    crate::json::to_serde(&v).get("predicateType").and_then(Value::as_str) == Some(PREDICATE_TYPE)
+}
+
+/// What a well-formed summary records for its replay: the invocation and the signing tool.
+pub type Recorded = (Vec<String>, Option<Tool>);
+
+/// CV-N101 for a payload; with what it records when it is well formed.
+#[must_use]
+pub fn well_formed(envelope: &Envelope, subject: &str) -> (CheckResult, Option<Recorded>) {
+    match shape(envelope) {
+        Ok(found) => (
+            CheckResult::new(
+                &SUMMARY_WELL_FORMED,
+                Outcome::Passed,
+                subject,
+                "a SLSA VSA v1 statement naming the certificate",
+            ),
+            Some(found),
+        ),
+        Err(why) => (CheckResult::new(&SUMMARY_WELL_FORMED, Outcome::Failed, subject, why), None),
+    }
+}
+
+fn shape(envelope: &Envelope) -> Result<Recorded, String> {
+    if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
+        return Err(format!("payloadType is {:?}, not {IN_TOTO_PAYLOAD_TYPE:?}", envelope.payload_type));
+    }
+    let v = crate::json::parse(&envelope.payload).map_err(|e| format!("the payload is not strict JSON: {e}"))?;
+    let v = crate::json::to_serde(&v);
+    let s = |p: &str| v.pointer(p).and_then(Value::as_str);
+    if s("/_type") != Some(reports::STATEMENT_TYPE) {
+        return Err(format!("_type is {:?}, not {:?}", s("/_type"), reports::STATEMENT_TYPE));
+    }
+    if s("/predicateType") != Some(PREDICATE_TYPE) {
+        return Err(format!("predicateType is {:?}, not {PREDICATE_TYPE:?}", s("/predicateType")));
+    }
+    let cert_ok = s("/subject/0/name") == Some(CERTIFICATE)
+        && s("/subject/0/digest/sha256").is_some_and(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !cert_ok {
+        return Err(format!("the first subject is not {CERTIFICATE} with its SHA-256"));
+    }
+    for member in
+        ["/predicate/verifier/id", "/predicate/timeVerified", "/predicate/resourceUri", "/predicate/policy/uri"]
+    {
+        if s(member).is_none_or(str::is_empty) {
+            return Err(format!("{member} is missing or not a string"));
+        }
+    }
+    let result = s("/predicate/verificationResult");
+    if !matches!(result, Some("PASSED" | "FAILED")) {
+        return Err(format!("verificationResult is {result:?}, not PASSED or FAILED"));
+    }
+    if !v.pointer("/predicate/verifiedLevels").is_some_and(Value::is_array) {
+        return Err("verifiedLevels is missing or not a list".into());
+    }
+    let invocation: Vec<String> = v
+        .pointer("/predicate/crossverify/invocation")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .filter(|a: &Vec<String>| !a.is_empty())
+        .ok_or("the predicate records no invocation (predicate.crossverify.invocation)")?;
+    let tool = v.pointer("/predicate/crossverify/tool").and_then(|t| serde_json::from_value(t.clone()).ok());
+    Ok((invocation, tool))
+}
+
+/// `crossverify attest ENVELOPE --trusted-key KEY [--replay]` for a verification summary.
+///
+/// # Errors
+/// The envelope or the key cannot be read, or the envelope is not a DSSE envelope (exit 2).
+pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>>) -> Result<Report, Error> {
+    let key = crate::attest::trusted_key(key_path)?;
+    let subject = envelope_path.display().to_string();
+    let bytes = crate::files::read_capped(envelope_path, crate::attest::MAX_FILE_BYTES as usize)
+        .map_err(|e| Error::Usage(format!("{subject}: {e}")))?;
+    let envelope = Envelope::parse(&bytes).map_err(|e| Error::Usage(format!("{subject}: not a DSSE envelope: {e}")))?;
+    let mut report = Report::new("attest");
+    report.input("envelope", subject.clone());
+    report.input("trustedKey", key.fingerprint());
+    report.input("trustedKeyId", key.key_id());
+    report.input("replay", replay.is_some());
+    let signed = reports::signature_result(&envelope, &key, &subject);
+    let trusted = signed.outcome == Outcome::Passed;
+    let (shape, found) = well_formed(&envelope, &subject);
+    report.results.push(signed);
+    report.results.push(shape);
+    let not_replayed = |why: &str| CheckResult::new(&reports::REPLAY_MATCHES, Outcome::Inapplicable, &subject, why);
+    if let Some((inv, _)) = &found {
+        report.input("invocation", inv.clone());
+    }
+    let replayed = match (replay, found, trusted) {
+        (None, _, _) => not_replayed("not replayed (no --replay)"),
+        (Some(_), _, false) => not_replayed("not replayed: the signature does not verify under the trusted key"),
+        (Some(_), None, true) => not_replayed("not replayed: the statement is not a well-formed verification summary"),
+        (Some(run), Some((inv, tool)), true) => {
+            reports::replay_result(&envelope.payload, replay_once(run, &inv, tool), &subject)
+        }
+    };
+    report.results.push(replayed);
+    let statement = crate::json::parse(&envelope.payload).ok().map(|v| crate::json::to_serde(&v));
+    if let Some(st) = &statement {
+        report.section("attested", json!({"predicateType": st.get("predicateType"), "subject": st.get("subject"),
+            "verificationResult": st.pointer("/predicate/verificationResult"), "timeVerified": st.pointer("/predicate/timeVerified")}));
+    }
+    report.finish();
+    Ok(report)
+}
+
+/// Runs the recorded invocation again and derives the statement from its report.
+fn replay_once(run: Replayer<'_>, recorded: &[String], tool: Option<Tool>) -> Result<Vec<u8>, String> {
+    let inv = crate::attest::invocation(recorded.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+    if inv != recorded
+        || inv
+            .iter()
+            .any(|a| a == "--vsa" || a == "--certificate" || a.starts_with("--vsa=") || a.starts_with("--certificate="))
+    {
+        return Err("the recorded invocation holds output options a replay does not run".into());
+    }
+    if inv.first().is_none_or(|c| c != "verify") {
+        return Err("a verification summary's invocation is a `verify` command".into());
+    }
+    let mut report = run(&inv)?;
+    if let Some(t) = tool {
+        report.tool = t;
+    }
+    crate::attest::record(&mut report, &inv);
+    Ok(reports::payload_bytes(&statement(&report)))
+}
