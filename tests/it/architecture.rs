@@ -30,6 +30,9 @@ const LAYERS: &[&[&str]] = &[
     &["crossaudit", "proof_or_stop", "crossexam"],
     // The list of families, one line per protocol, used by the command layer.
     &["protocols", "attest"],
+    // The conformance kit: suites, adapters run as processes, scores as reports (no protocol's
+    // code: every implementation, crossverify's own included, is an adapter or a record).
+    &["conformance"],
     // Entry points that wire everything together.
     &["fuzzing", "bin"],
 ];

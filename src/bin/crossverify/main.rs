@@ -33,6 +33,7 @@ macro_rules! help {
     };
 }
 
+mod conformance;
 mod generate;
 mod protocols;
 
@@ -175,6 +176,8 @@ enum Command {
     },
     #[command(flatten)]
     Protocol(protocols::Command),
+    #[command(flatten)]
+    Conformance(conformance::Command),
     #[command(flatten)]
     Generate(generate::Command),
 }
@@ -338,6 +341,10 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 bar.clear();
                 return code;
             }
+        },
+        Command::Conformance(c) => match c.run(ctx)? {
+            protocols::Ran::Report(report) => *report,
+            protocols::Ran::Exit(code) => return code,
         },
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
