@@ -233,6 +233,18 @@ mod tests {
     }
 
     #[test]
+    fn the_memory_cap_holds_in_the_adapter() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Accepts only when the address-space limit it runs under is the one asked for.
+        let check = script(dir.path(), "[ \"$(ulimit -v)\" = 65536 ] && exit 0; ulimit -v >&2; exit 1");
+        let limits = Limits { timeout: Duration::from_secs(20), memory_mib: 64 };
+        assert_eq!(
+            run(&check, "verify-bundle", &[], dir.path(), limits),
+            Answer::Decided { decision: Decision::Accept, reason: None }
+        );
+    }
+
+    #[test]
     fn probes_say_ready_unavailable_or_broken() {
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();

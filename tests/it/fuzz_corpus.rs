@@ -49,6 +49,7 @@ fn every_target_is_replayed() {
         "sigstore_bundle",
         "cache_entry",
         "reftable",
+        "conformance_suite",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -62,7 +63,7 @@ type Target = (&'static str, fn(&[u8]));
 
 #[test]
 fn parser_seeds_hold() {
-    let cases: [Target; 9] = [
+    let cases: [Target; 10] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),
@@ -72,6 +73,7 @@ fn parser_seeds_hold() {
         ("manifest_keys", fuzzing::manifest_keys),
         ("cache_entry", fuzzing::cache_entry),
         ("reftable", fuzzing::reftable),
+        ("conformance_suite", fuzzing::conformance_suite),
     ];
     for (target, property) in cases {
         for (path, data) in seeds(target) {

@@ -20,7 +20,10 @@ const DEFAULT_SUITE: &str = "test-vectors/conformance";
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Score verifiers against the conformance suite: a matrix of cases × implementations.
-    #[command(display_order = 11, subcommand)]
+    #[command(display_order = 11, subcommand, after_help = help!(
+        "crossverify conformance run --implementation crossverify",
+        "crossverify conformance run --implementation crossverify --implementation crossaudit-recorded --format html > matrix.html"
+    ))]
     Conformance(Action),
 }
 
