@@ -108,7 +108,7 @@ pub fn run(suite: &Suite, opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Ran, Error
     if cases.is_empty() {
         return Err(Error::Usage("no case of the suite matches --only/--case".into()));
     }
-    let mut journal = Journal::open(opts.journal.as_deref(), &suite.sha256)?;
+    let journal = Journal::open(opts.journal.as_deref(), &suite.sha256)?;
     let mut statuses = Vec::new();
     for imp in &opts.implementations {
         statuses.push(match imp {
@@ -120,42 +120,76 @@ pub fn run(suite: &Suite, opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Ran, Error
             Implementation::Recorded(_) => Status::Recorded,
         });
     }
-    let mut pairs = Vec::new();
-    for (i, imp) in opts.implementations.iter().enumerate() {
-        for (c, case) in cases.iter().enumerate() {
-            let fixed = fixed_answer(imp, &statuses[i], case);
-            let done = journal.done.remove(&(imp.name().to_owned(), identity(imp), case.id.clone()));
-            pairs.push((i, c, fixed, done));
-        }
-    }
-    let resumed = pairs.iter().filter(|p| p.2.is_none() && p.3.is_some()).count();
-    ctx.progress.start("conformance", pairs.len() as u64);
-    let answers: Result<Vec<(usize, String, Answer, Duration)>, Error> = pairs
-        .into_par_iter()
-        .map(|(i, c, fixed, done)| {
-            let imp = &opts.implementations[i];
-            let case = &cases[c];
-            let (answer, took) = match (fixed, done) {
-                (Some(a), _) => (a, Duration::ZERO),
-                (None, Some(d)) => d,
-                (None, None) => {
-                    ctx.check().map_err(|_| Error::Interrupted)?;
-                    let got = run_pair(suite, imp, case, opts, i, c)?;
-                    journal.append(imp, case, &got)?;
-                    got
-                }
-            };
-            ctx.progress.advance(1);
-            Ok((i, case.id.clone(), answer, took))
-        })
+    let resumed = cases
+        .iter()
+        .flat_map(|c| opts.implementations.iter().zip(&statuses).map(move |(imp, st)| (imp, st, c)))
+        .filter(|(imp, st, c)| fixed_answer(imp, st, c).is_none() && journal.done.contains_key(&key(imp, c)))
+        .count();
+    ctx.progress.start("conformance", (cases.len() * opts.implementations.len()) as u64);
+    // One case at a time per worker: its inputs are materialised once, and each implementation
+    // runs on a fresh copy of them.
+    let answers: Result<Vec<Vec<Cell>>, Error> = cases
+        .par_iter()
+        .enumerate()
+        .map(|(c, case)| run_case(suite, opts, &statuses, &journal, ctx, (c, case)))
         .collect();
     ctx.progress.finish();
     let mut columns: Vec<_> =
         opts.implementations.iter().zip(statuses).map(|(imp, st)| (imp.clone(), st, BTreeMap::new())).collect();
-    for (i, id, answer, took) in answers? {
+    for (i, id, answer, took) in answers?.into_iter().flatten() {
         columns[i].2.insert(id, (answer, took));
     }
     Ok(Ran { cases, columns, resumed })
+}
+
+/// One answer: the implementation's column, the case, the answer and its time.
+type Cell = (usize, String, Answer, Duration);
+
+fn key(imp: &Implementation, case: &Case) -> Key {
+    (imp.name().to_owned(), identity(imp), case.id.clone())
+}
+
+/// Every implementation's answer on one case.
+fn run_case(
+    suite: &Suite,
+    opts: &Options<'_>,
+    statuses: &[Status],
+    journal: &Journal,
+    ctx: Ctx<'_>,
+    (c, case): (usize, &Case),
+) -> Result<Vec<Cell>, Error> {
+    let mut base: Option<(PathBuf, Vec<String>)> = None;
+    let mut out = Vec::new();
+    let to_run = |i: usize| {
+        let imp = &opts.implementations[i];
+        fixed_answer(imp, &statuses[i], case).is_none() && !journal.done.contains_key(&key(imp, case))
+    };
+    // The last implementation to run takes the materialised inputs themselves.
+    let last = (0..opts.implementations.len()).rev().find(|&i| to_run(i));
+    for (i, imp) in opts.implementations.iter().enumerate() {
+        let (answer, took) = match (fixed_answer(imp, &statuses[i], case), journal.done.get(&key(imp, case))) {
+            (Some(a), _) => (a, Duration::ZERO),
+            (None, Some(d)) => d.clone(),
+            (None, None) => {
+                ctx.check().map_err(|_| Error::Interrupted)?;
+                if base.is_none() {
+                    let dir = opts.scratch.join(format!("{c}/inputs"));
+                    let args = super::materialise::materialise(suite, case, &dir)?;
+                    base = Some((dir, args));
+                }
+                let (dir, args) = base.as_ref().expect("materialised just above");
+                let own = if last == Some(i) { dir.clone() } else { opts.scratch.join(format!("{c}/{i}")) };
+                let got = run_pair(imp, case, opts, (dir, args), &own)?;
+                journal.append(imp, case, &got)?;
+                got
+            }
+        };
+        ctx.progress.advance(1);
+        out.push((i, case.id.clone(), answer, took));
+    }
+    // Scratch space is the caller's; a case's directory is gone once it is answered.
+    let _ = std::fs::remove_dir_all(opts.scratch.join(c.to_string()));
+    Ok(out)
 }
 
 /// The answer a pair has without running anything: a recorded decision (or none), a skipped
@@ -173,26 +207,51 @@ fn fixed_answer(imp: &Implementation, status: &Status, case: &Case) -> Option<An
     }
 }
 
+/// Runs one implementation on a fresh copy of the case's materialised inputs.
 fn run_pair(
-    suite: &Suite,
     imp: &Implementation,
     case: &Case,
     opts: &Options<'_>,
-    i: usize,
-    c: usize,
+    (base, args): (&Path, &[String]),
+    dir: &Path,
 ) -> Result<(Answer, Duration), Error> {
     let Implementation::Adapter { program, .. } = imp else {
         return Ok((Answer::NotRecorded, Duration::ZERO));
     };
-    let dir = opts.scratch.join(format!("{i}-{c}"));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
-    let args = super::materialise::materialise(suite, case, &dir)?;
+    if base != dir {
+        copy_tree(base, dir).map_err(|e| Error::Io(format!("copying {} to {}: {e}", base.display(), dir.display())))?;
+    }
+    let (from, to) = (base.to_string_lossy(), dir.to_string_lossy());
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| match a.strip_prefix(from.as_ref()) {
+            Some(rest) if rest.starts_with('/') || rest.is_empty() => format!("{to}{rest}"),
+            _ => a.clone(),
+        })
+        .collect();
     let start = Instant::now();
-    let answer = adapter::run(program, &case.operation, &args, &dir, opts.limits);
+    let answer = adapter::run(program, &case.operation, &args, dir, opts.limits);
     let took = start.elapsed();
-    // Scratch space is the caller's; a pair's directory is gone once it is answered.
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
     Ok((answer, took))
+}
+
+/// A recursive copy: directories, files (with their permissions) and symbolic links as links.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else if ty.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
 }
 
 /// What identifies an adapter in the journal: its name and what the user named.

@@ -6,6 +6,7 @@
 //! installed here) are scored exactly as the suite's index says they must be.
 
 mod generate;
+mod vectors;
 
 use crate::support;
 

@@ -39,7 +39,7 @@ pub fn vectors() -> PathBuf {
 /// Every file of the suite, relative to `test-vectors/`, and its bytes.
 pub type Files = BTreeMap<String, Vec<u8>>;
 
-fn read_json(rel: &str) -> Value {
+pub fn read_json(rel: &str) -> Value {
     serde_json::from_slice(&std::fs::read(vectors().join(rel)).expect(rel)).expect(rel)
 }
 
@@ -49,7 +49,7 @@ fn pretty(v: &Value) -> Vec<u8> {
     s
 }
 
-fn sha256(b: &[u8]) -> String {
+pub fn sha256(b: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(b))
 }
 
@@ -58,6 +58,7 @@ fn sha256(b: &[u8]) -> String {
 pub fn generate(update: bool) -> Files {
     let mut g = Gen::default();
     crossaudit(&mut g, update);
+    super::vectors::crossaudit_vectors(&mut g, update);
     proof_or_stop(&mut g);
     crossexam(&mut g);
     let index = json!({
@@ -82,10 +83,10 @@ pub fn generate(update: bool) -> Files {
 }
 
 #[derive(Default)]
-struct Gen {
-    cases: Vec<Value>,
+pub struct Gen {
+    pub cases: Vec<Value>,
     /// Files written by the generator.
-    files: Files,
+    pub files: Files,
     /// Existing files of `test-vectors/` the cases use.
     used: BTreeSet<String>,
     /// The product's decisions by case id.
@@ -138,7 +139,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn case(
+pub fn case(
     id: &str,
     protocol: &str,
     operation: &str,
