@@ -273,3 +273,48 @@ fn usage_errors_are_exit_2() {
     let (out, _) = run(&["--implementation", "crossverify", "--only", "nonesuch"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The product's adapter translates the protocol into `crossaudit --json verify …` as the
+/// formats note documents it: checked with a stand-in on PATH that accepts when it is called in
+/// the ledger's work tree with a receipt that exists there, science and audit roots that are git
+/// work trees, and the expected commit and repository; it declines the other protocols.
+#[test]
+fn the_product_adapter_calls_the_product_as_documented() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stand_in = dir.path().join("crossaudit");
+    std::fs::write(
+        &stand_in,
+        r#"#!/bin/sh
+[ "$1" = --version ] && { echo "crossaudit 0.0-stand-in"; exit 0; }
+[ "$1 $2" = "--json verify" ] || exit 9
+receipt=$3; shift 3
+while [ $# -gt 1 ]; do
+  case $1 in
+    --science-root) [ -d "$2/.git" ] || exit 9 ;;
+    --audit-root) [ -d "$2/.git" ] && [ "$(pwd -P)" = "$(cd "$2" && pwd -P)" ] || exit 9 ;;
+    --expect-sha) [ ${#2} = 40 ] || exit 9 ;;
+    --expect-repo) [ "$2" = lab/water-dimer ] || exit 9 ;;
+  esac
+  shift 2
+done
+[ -f "$receipt" ] || exit 9
+echo '{"verified": true}'
+"#,
+    )
+    .expect("write stand-in");
+    std::fs::set_permissions(&stand_in, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let product = format!("crossaudit={}", support::root().join("conformance/adapters/crossaudit").display());
+    let path = format!("{}:/usr/bin:/bin", dir.path().display());
+    let (out, report) = run(
+        &["--implementation", &product, "--case", "crossaudit/paired-multiround/", "--case", "crossexam/vx-format"],
+        Some(&path),
+    );
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+    let col = column(&report, "crossaudit");
+    assert_eq!(col["status"], "ran", "{col}");
+    assert_eq!(col["version"], "crossaudit 0.0-stand-in");
+    assert_eq!(col["errors"].as_u64(), Some(0), "{report:#}");
+    // The CrossExam case is not the product's, nor a whole-ledger case naming no receipt.
+    assert_eq!(col["unsupported"].as_u64(), Some(2), "{col}");
+    assert_eq!(col["decidedAsRequired"].as_u64(), Some(2), "the two receipts of paired-multiround, accepted: {col}");
+}
