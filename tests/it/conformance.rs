@@ -318,3 +318,31 @@ echo '{"verified": true}'
     assert_eq!(col["unsupported"].as_u64(), Some(2), "{col}");
     assert_eq!(col["decidedAsRequired"].as_u64(), Some(2), "the two receipts of paired-multiround, accepted: {col}");
 }
+
+/// Every report format renders a run, with the exit code of the same report; the HTML page is
+/// the matrix: one row per case, a column per implementation, the wrong cells marked.
+#[test]
+fn every_format_renders_the_matrix() {
+    let args = [
+        "--implementation",
+        "crossverify",
+        "--implementation",
+        "crossaudit-recorded",
+        "--case",
+        "tamper/local-openai-ok:report.auditor",
+    ];
+    for format in ["table", "json", "jsonl", "csv", "sarif", "sarif-github", "junit", "markdown", "html"] {
+        let mut cmd = support::crossverify();
+        cmd.args(["conformance", "run", "--suite"]).arg(suite_dir()).args(args).args(["--format", format, "--quiet"]);
+        let out = cmd.output().expect("runs");
+        // The recorded product accepts forged reports: exit 1 in every format.
+        assert_eq!(out.status.code(), Some(1), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{format}: nothing written");
+        if format == "html" {
+            let page = String::from_utf8_lossy(&out.stdout);
+            for needle in ["crossaudit-recorded", "✗ false accept", "✓ reject", "paper&#39;s reason", "<details"] {
+                assert!(page.contains(needle) || page.contains(&needle.replace("&#39;", "'")), "html lacks {needle}");
+            }
+        }
+    }
+}
