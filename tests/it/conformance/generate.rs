@@ -334,12 +334,25 @@ fn agreed_reason(class: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// A case both verifiers accept although the mutation changed a record: the offline record holds
-/// nothing the changed value must match, so the paper leaves the decision to evidence outside it.
-const EITHER: (&str, &str) = (
-    "Both the product and crossverify accept this change: the record holds nothing offline that the changed value must match (the provider exchange, the prompt, the skills and the verifier's build are bound to evidence outside the ledger), so the paper does not decide it from the record; listed for review",
-    "I7 (evidence outside the ledger)",
-);
+/// Why a change both verifiers accept is left open (`either`): the offline record holds
+/// nothing the changed value must match. Each is listed for review; a verifier that refuses it
+/// from evidence outside the ledger is conformant too.
+fn either_reason(class: &str) -> (&'static str, &'static str) {
+    match class {
+        "report-forged" => (
+            "The report is rewritten without one advisory finding and re-bound by the receipt: the provider exchange is sealed and not retained, so nothing offline records which findings the Auditor returned; both the product and crossverify accept it (listed for review)",
+            "I3, I7 (evidence outside the ledger)",
+        ),
+        "dispute" => (
+            "The disputes log is changed in the ledger's last commit, after every receipt: no receipt or report binds the log's earlier content, so the record alone cannot show the change; both the product and crossverify accept it (listed for review)",
+            "§3.4, I2 (evidence outside the ledger)",
+        ),
+        _ => (
+            "The changed field is bound to evidence the ledger does not hold (the sealed provider exchange, the prompt, the skills, the deterministic layer's source, the verifier's build), or only weakens the receipt's own claim: the record alone cannot contradict it; both the product and crossverify accept it (listed for review)",
+            "I7 (evidence outside the ledger)",
+        ),
+    }
+}
 
 fn mutation(g: &mut Gen, rec: &Value, base: &Value, listed: &Value, deltas: &BTreeMap<String, (String, String)>) {
     let id = rec["id"].as_str().expect("id");
@@ -352,7 +365,7 @@ fn mutation(g: &mut Gen, rec: &Value, base: &Value, listed: &Value, deltas: &BTr
         ("deny", false) if listed["reasons"].get(class).is_some() => ("reject", reason_of(listed, class)),
         ("deny", false) => ("reject", agreed_reason(class)),
         (_, false) if class == "history-benign" => ("accept", agreed_reason(class)),
-        _ => ("either", EITHER),
+        _ => ("either", either_reason(class)),
     };
     let category = match expected {
         "reject" if id.contains(".remove.") => "malformed",
