@@ -87,6 +87,30 @@ pub fn claims_parse(data: &[u8]) {
     let _ = crate::stats::claims::parse_pointer(text);
 }
 
+/// `conformance_suite`: a suite index, a manifest or a recorded-decisions file gives its content
+/// or an error, never a panic; an accepted index has unique case ids and only arguments naming
+/// its inputs, and an accepted manifest only paths inside the suite.
+pub fn conformance_suite(data: &[u8]) {
+    use crate::conformance::{parse_index, parse_manifest, parse_recorded};
+    if let Ok(index) = parse_index(data) {
+        let ids: std::collections::BTreeSet<&str> = index.cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids.len(), index.cases.len(), "duplicate case ids accepted");
+        for c in &index.cases {
+            for a in &c.args {
+                if let Some(name) = a.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+                    assert!(c.inputs.contains_key(name), "argument {a} names no input");
+                }
+            }
+        }
+    }
+    if let Ok(m) = parse_manifest(data) {
+        for p in m.files.keys().chain(std::iter::once(&m.index)) {
+            assert!(!p.starts_with('/') && !p.split('/').any(|c| c == ".." || c.is_empty()), "path {p} accepted");
+        }
+    }
+    let _ = parse_recorded(data);
+}
+
 /// `tree_decode`: a tree object's data gives entries or an error; an accepted tree,
 /// re-encoded by gix, decodes to the same entries.
 pub fn tree_decode(data: &[u8]) {

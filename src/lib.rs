@@ -30,6 +30,7 @@ pub mod anchors;
 pub mod attest;
 pub mod cache;
 pub mod checks;
+pub mod conformance;
 pub mod crossaudit;
 pub mod crossexam;
 pub mod files;

@@ -30,8 +30,11 @@ const LAYERS: &[&[&str]] = &[
     &["crossaudit", "proof_or_stop", "crossexam"],
     // The list of families, one line per protocol, used by the command layer.
     &["protocols", "attest"],
-    // A journal's submission: every record found and verified through the front door.
-    &["submission"],
+    // A journal's submission (every record found and verified through the front door) and the
+    // conformance kit (suites, adapters run as processes, scores as reports; no protocol's code:
+    // every implementation, crossverify's own included, is an adapter or a record). Neither
+    // imports the other.
+    &["conformance", "submission"],
     // Entry points that wire everything together.
     &["fuzzing", "bin"],
 ];

@@ -50,6 +50,7 @@ fn every_target_is_replayed() {
         "cache_entry",
         "reftable",
         "archive_unpack",
+        "conformance_suite",
     ];
     let mut sorted = targets.clone();
     sorted.sort_unstable();
@@ -63,7 +64,7 @@ type Target = (&'static str, fn(&[u8]));
 
 #[test]
 fn parser_seeds_hold() {
-    let cases: [Target; 10] = [
+    let cases: [Target; 11] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),
@@ -74,6 +75,7 @@ fn parser_seeds_hold() {
         ("cache_entry", fuzzing::cache_entry),
         ("reftable", fuzzing::reftable),
         ("archive_unpack", fuzzing::archive_unpack),
+        ("conformance_suite", fuzzing::conformance_suite),
     ];
     for (target, property) in cases {
         for (path, data) in seeds(target) {

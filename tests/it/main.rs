@@ -33,6 +33,7 @@ mod cache;
 mod cache_crash;
 mod cache_default;
 mod cli;
+mod conformance;
 mod crossexam;
 mod crossexam_history;
 mod crossexam_tool;

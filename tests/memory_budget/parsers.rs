@@ -99,6 +99,7 @@ fn parsers() -> Vec<Parser> {
         limited("allowed-signers file", f::allowed_signers, crossverify::trust::allowed_signers::MAX_FILE_BYTES),
         parser("DSSE envelope (signed reports)", f::dsse_envelope),
         parser("cache entry", f::cache_entry),
+        parser("conformance suite index, manifest and recorded decisions", f::conformance_suite),
     ];
     #[cfg(feature = "sigstore")]
     let sigstore =

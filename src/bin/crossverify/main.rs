@@ -40,6 +40,7 @@ macro_rules! help {
     };
 }
 
+mod conformance;
 mod generate;
 mod protocols;
 mod submission;
@@ -188,6 +189,8 @@ enum Command {
     #[command(flatten)]
     Protocol(protocols::Command),
     #[command(flatten)]
+    Conformance(conformance::Command),
+    #[command(flatten)]
     Generate(generate::Command),
 }
 
@@ -301,6 +304,31 @@ fn one_line(rendered: &str, own_usage: fn(&str) -> Option<String>) -> String {
     text
 }
 
+/// `stats PATH`: the figures of whichever protocol's records the path holds.
+fn stats(
+    path: &Path,
+    rev: Option<&str>,
+    claims: Option<&Path>,
+    science: Option<&Path>,
+    science_rev: Option<&str>,
+    ctx: Ctx<'_>,
+) -> anyhow::Result<Report> {
+    let opts = crossverify::stats::Options { path, rev, claims, science, science_rev };
+    let adapter = crossverify::protocols::stats_adapter(path);
+    Ok(crossverify::stats::command(&opts, || (adapter.read)(&opts, ctx))?)
+}
+
+/// `attest ENVELOPE`: a verification summary (a submission's VSA) or a signed report.
+fn attest(envelope: &Path, trusted_key: &Path, replay: bool) -> anyhow::Result<Report> {
+    let replayer = |args: &[String]| replay_run(args);
+    let replayer: crossverify::attest::Replayer<'_> = &replayer;
+    Ok(if crossverify::submission::vsa::is_summary(envelope) {
+        crossverify::submission::vsa::attest(envelope, trusted_key, replay.then_some(replayer))?
+    } else {
+        crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
+    })
+}
+
 fn run(cli: &Cli) -> anyhow::Result<u8> {
     check_outputs(&cli.global.outputs)?;
     if cli.global.sign_report.is_some() && matches!(&cli.command, Command::Protocol(c) if !c.writes_report()) {
@@ -323,15 +351,7 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
     let mut report = match &cli.command {
         Command::Manifest { repo, rev, scopes } => crossverify::foundation::command(repo, rev, scopes, ctx)?,
         Command::Stats { path, rev, claims, science, science_rev } => {
-            let opts = crossverify::stats::Options {
-                path,
-                rev: rev.as_deref(),
-                claims: claims.as_deref(),
-                science: science.as_deref(),
-                science_rev: science_rev.as_deref(),
-            };
-            let adapter = crossverify::protocols::stats_adapter(path);
-            crossverify::stats::command(&opts, || (adapter.read)(&opts, ctx))?
+            stats(path, rev.as_deref(), claims.as_deref(), science.as_deref(), science_rev.as_deref(), ctx)?
         }
         Command::Verify { paths, science, repo, trust_store, submission: sub } if submission::wanted(paths, sub) => {
             if let Some((flag, p)) = science.as_ref().map(|p| ("--science", p)).or(repo.as_ref().map(|p| ("--repo", p)))
@@ -356,21 +376,17 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
                 .collect();
             verify(path, crossverify::protocols::Given(&given), cli.global.quiet, ctx)?
         }
-        Command::Attest { envelope, trusted_key, replay } => {
-            let replayer = |args: &[String]| replay_run(args);
-            let replayer: crossverify::attest::Replayer<'_> = &replayer;
-            if crossverify::submission::vsa::is_summary(envelope) {
-                crossverify::submission::vsa::attest(envelope, trusted_key, replay.then_some(replayer))?
-            } else {
-                crossverify::attest::attest(envelope, trusted_key, replay.then_some(replayer))?
-            }
-        }
+        Command::Attest { envelope, trusted_key, replay } => attest(envelope, trusted_key, *replay)?,
         Command::Protocol(c) => match c.run(&protocols::Env { ctx, quiet: cli.global.quiet })? {
             protocols::Ran::Report(report) => *report,
             protocols::Ran::Exit(code) => {
                 bar.clear();
                 return code;
             }
+        },
+        Command::Conformance(c) => match c.run(ctx)? {
+            protocols::Ran::Report(report) => *report,
+            protocols::Ran::Exit(code) => return code,
         },
         Command::Checks => crossverify::protocols::checks_command(),
         Command::Explain { code } => crossverify::protocols::explain(code)?,
