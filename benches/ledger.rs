@@ -252,7 +252,7 @@ fn scale(cycles: usize) {
     for round in 0..ROUNDS {
         out(&format!("round {round}: load {}", load().trim()));
         if let Some(base) = &base {
-            let p = process(base, &os(&ledger_args(&dir, &[])));
+            let p = process(base, &os(&ledger_args(&dir, &["--no-cache"])));
             out(&format!("  previous release, cold: {:.2} s, {}", secs(p.wall), p.mem.show()));
             a.push(p.wall);
         }

@@ -129,7 +129,7 @@ pub struct Cache {
     kinds: Mutex<std::collections::BTreeMap<String, KindStats>>,
     /// Facts about this run's inputs that decide whether entries may answer, asked once each
     /// ([`Cache::once_per_run`]).
-    facts: Mutex<std::collections::BTreeMap<String, bool>>,
+    facts: Mutex<std::collections::BTreeMap<String, Option<Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -216,12 +216,17 @@ impl Cache {
     /// inputs that every entry's use depends on (a repository's storage being undamaged) is
     /// worth establishing once, not per entry. Threads asking together wait for one answer.
     pub fn once_per_run(&self, name: &str, compute: impl FnOnce() -> bool) -> bool {
+        self.once_per_run_value(name, || compute().then(Vec::new)).is_some()
+    }
+
+    /// [`Cache::once_per_run`] for a fact that carries a value (`None`: the fact does not hold).
+    pub fn once_per_run_value(&self, name: &str, compute: impl FnOnce() -> Option<Vec<u8>>) -> Option<Vec<u8>> {
         let mut facts = self.facts.lock().expect("never poisoned: nothing panics while holding it");
         if let Some(known) = facts.get(name) {
-            return *known;
+            return known.clone();
         }
         let answer = compute();
-        facts.insert(name.to_owned(), answer);
+        facts.insert(name.to_owned(), answer.clone());
         answer
     }
 

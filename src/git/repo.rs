@@ -337,6 +337,12 @@ impl Repo {
         )
     }
 
+    /// Whether any object is stored loose (outside a pack), here or in an alternate.
+    #[must_use]
+    pub fn has_loose_objects(&self) -> bool {
+        storage::any_loose(self.inner.objects.store_ref().path())
+    }
+
     /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.
     ///
     /// # Errors

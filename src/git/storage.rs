@@ -70,6 +70,21 @@ pub(super) fn inspect(objects: &Path, kind: gix::hash::Kind, interrupt: &AtomicB
     Ok(packs)
 }
 
+/// Whether the object directory `objects` or an alternate holds any loose object (a file in a
+/// two-hex-digit fan-out directory). An unreadable directory counts as holding one: the answer
+/// only ever lets a caller rely on the packs alone.
+pub(super) fn any_loose(objects: &Path) -> bool {
+    let Ok(dirs) = object_dirs(objects) else { return true };
+    dirs.iter().any(|dir| {
+        let Ok(entries) = std::fs::read_dir(dir) else { return dir.exists() };
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let fan_out = name.len() == 2 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+            fan_out && std::fs::read_dir(e.path()).map_or(true, |mut files| files.next().is_some())
+        })
+    })
+}
+
 fn checked_pack(index: &Path, kind: gix::hash::Kind, interrupt: &AtomicBool) -> Result<Pack, String> {
     let named = |e: &dyn std::fmt::Display| format!("{}: {e}", index.display());
     let bundle = gix::odb::pack::Bundle::at(index, kind).map_err(|e| named(&e))?;

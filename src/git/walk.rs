@@ -24,6 +24,28 @@ impl Repo {
         Ok(out)
     }
 
+    /// The kind and id of every entry of the tree `id`, read into `buf` (reused across trees)
+    /// and handed to `f` without building a name or a list: a pass over every tree of a history
+    /// that needs only ids (is everything below still held?) would otherwise allocate a path
+    /// per entry, millions of them on a large ledger.
+    ///
+    /// # Errors
+    /// Missing or corrupt tree.
+    pub fn tree_ids_into(&self, id: ObjectId, buf: &mut Vec<u8>, mut f: impl FnMut(EntryKind, ObjectId)) -> Result<()> {
+        use gix::objs::Find as _;
+        let data = match self.inner.objects.try_find(&id, buf) {
+            Ok(Some(d)) if d.kind == gix::object::Kind::Tree => d.data,
+            Ok(Some(d)) => return Err(self.corrupt(id, "tree", format!("it is a {}", d.kind))),
+            Ok(None) => return Err(self.missing(id, "tree")),
+            Err(e) => return Err(self.corrupt(id, "tree", e)),
+        };
+        for entry in gix::objs::TreeRefIter::from_bytes(data, self.object_hash()) {
+            let e = entry.map_err(|e| self.corrupt(id, "tree", e))?;
+            f(EntryKind::from_mode(e.mode), e.oid.to_owned());
+        }
+        Ok(())
+    }
+
     /// Changes from `old` to `new` (trees), descending only into subtrees whose ids differ.
     ///
     /// # Errors

@@ -534,3 +534,75 @@ fn objects_damaged_after_the_cache_was_filled(
     std::fs::remove_dir_all(&pristine).expect("drop the copy");
     ran
 }
+
+/// The facts "every tree and blob below this tree is held" are kept between runs under the
+/// storage's name (its packs' checksums, no loose object): a third run over packed, unchanged
+/// repositories reads them back, and a science pack rewritten without one blob (another
+/// name) is asked again, so the report is the uncached one, which reports the blob missing.
+#[test]
+fn trees_found_whole_are_kept_per_storage_and_asked_again_when_a_pack_loses_an_object() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = support::materialize("demo", tmp.path());
+    let (audit, science) = (dir.join("audit"), dir.join("science"));
+    for repo in [&audit, &science] {
+        repack(repo);
+    }
+    let cache_dir = tmp.path().join("c");
+    let held = |c: &Cache| c.stats().by_kind.get("held-tree").copied().unwrap_or_default();
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let c = open(&cache_dir, false);
+        let r = report(&dir, Some(c.clone()));
+        c.flush();
+        runs.push((r, held(&c)));
+    }
+    let full = report(&dir, None);
+    assert!(runs.iter().all(|(r, _)| *r == full), "every cached run reports the uncached bytes");
+    assert!(runs[1].1.written > 0, "the second run, answered from cycle entries, keeps its trees: {:?}", runs[1].1);
+    assert_eq!((runs[2].1.misses, runs[2].1.written), (0, 0), "the third run reads them back: {:?}", runs[2].1);
+    assert!(runs[2].1.hits > 0);
+
+    // The newest audited commit's tree loses one blob: the science pack is rewritten without it.
+    let head = String::from_utf8_lossy(&support::git(&science, &["rev-parse", "HEAD"])).trim().to_owned();
+    let tree = String::from_utf8_lossy(&support::git(&science, &["ls-tree", "-r", &head])).into_owned();
+    let gone: Vec<String> = tree
+        .lines()
+        .filter(|l| l.contains(" blob ") && l.contains("\texperiments/"))
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_owned))
+        .collect();
+    assert!(!gone.is_empty(), "the demo's tip has files under experiments/: {tree}");
+    let (pack, idx) = repack(&science);
+    let keep: String = objects(&science, "blob")
+        .into_iter()
+        .chain(objects(&science, "tree"))
+        .chain(objects(&science, "commit"))
+        .filter(|id| !gone.contains(id))
+        .map(|id| id + "\n")
+        .collect();
+    let prefix = pack.parent().expect("pack directory").join("pack");
+    let mut child = std::process::Command::new("git")
+        .args(["pack-objects", "-q", prefix.to_str().expect("utf-8")])
+        .current_dir(&science)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("git pack-objects runs");
+    child.stdin.take().expect("stdin").write_all(keep.as_bytes()).expect("ids written");
+    assert!(child.wait().expect("pack-objects finishes").success());
+    std::fs::remove_file(&pack).expect("old pack removed");
+    std::fs::remove_file(&idx).expect("old index removed");
+    assert!(objects(&science, "blob").iter().all(|b| !gone.contains(b)), "{gone:?} are gone");
+
+    let plain = report(&dir, None);
+    assert!(plain != full, "missing blobs change the report");
+    let c = open(&cache_dir, false);
+    let cached = report(&dir, Some(c.clone()));
+    assert!(
+        cached == plain,
+        "the cache answered for a blob the repository lost: {}",
+        first_difference(&cached, &plain)
+    );
+    assert!(held(&c).misses > 0, "the science trees are asked again under the new storage: {:?}", held(&c));
+}
