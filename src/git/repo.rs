@@ -77,7 +77,7 @@ pub type Children = Arc<Vec<(BString, EntryKind, ObjectId)>>;
 type TreeCache = Arc<Mutex<Generations>>;
 
 /// Tree entries one generation of the tree cache holds (about 20 MB of names and ids).
-const TREE_GENERATION_ENTRIES: usize = 1 << 18;
+const TREE_GENERATION_ENTRIES: usize = 1 << 17;
 
 /// A bounded cache in two generations: lookups find a tree in either, a tree found in the old
 /// one moves to the young one, and when the young one holds [`TREE_GENERATION_ENTRIES`] it
