@@ -337,10 +337,11 @@ impl Repo {
         )
     }
 
-    /// Whether any object is stored loose (outside a pack), here or in an alternate.
+    /// The pack indexes as they are now, each checked against its trailer; `None` when a
+    /// multi-pack index is there or an index does not read.
     #[must_use]
-    pub fn has_loose_objects(&self) -> bool {
-        storage::any_loose(self.inner.objects.store_ref().path())
+    pub fn pack_indexes(&self) -> Option<storage::PackIndexes> {
+        storage::pack_indexes(self.inner.objects.store_ref().path(), self.object_hash())
     }
 
     /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.

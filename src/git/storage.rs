@@ -17,6 +17,61 @@ pub struct Pack {
     pub index: PathBuf,
     /// The pack's trailer checksum, verified against its bytes: it names the pack's content.
     pub checksum: ObjectId,
+    /// The index's trailer checksum, verified against its bytes: it names which objects a
+    /// lookup finds (an index can leave out an object its pack holds).
+    pub index_checksum: ObjectId,
+}
+
+/// The pack indexes of a store, opened and checked against their trailers. A lookup in them
+/// answers for exactly the objects of those (pack, index) pairs, whatever the live store does
+/// meanwhile (a fetch or a `gc` running beside the verifier).
+pub struct PackIndexes {
+    files: Vec<gix::odb::pack::index::File>,
+    pairs: Vec<(ObjectId, ObjectId)>,
+}
+
+impl PackIndexes {
+    /// The position of the first index that lists `id`.
+    #[must_use]
+    pub fn locate(&self, id: ObjectId) -> Option<usize> {
+        self.files.iter().position(|f| f.lookup(id).is_some())
+    }
+
+    /// The (pack checksum, index checksum) at `position`.
+    #[must_use]
+    pub fn pair(&self, position: usize) -> Option<(ObjectId, ObjectId)> {
+        self.pairs.get(position).copied()
+    }
+
+    /// Every (pack checksum, index checksum), by position.
+    #[must_use]
+    pub fn pairs(&self) -> &[(ObjectId, ObjectId)] {
+        &self.pairs
+    }
+}
+
+/// [`PackIndexes`] of the object directory `objects` and its alternates, or `None` when a
+/// multi-pack index is there (lookups would go through it instead) or an index is unreadable
+/// or damaged.
+pub(super) fn pack_indexes(objects: &Path, kind: gix::hash::Kind) -> Option<PackIndexes> {
+    let (mut pairs, mut files) = (Vec::new(), Vec::new());
+    for dir in object_dirs(objects).ok()? {
+        let pack_dir = dir.join("pack");
+        if pack_dir.join("multi-pack-index").exists() {
+            return None;
+        }
+        let Ok(entries) = std::fs::read_dir(&pack_dir) else { continue };
+        let mut indexes: Vec<PathBuf> = entries.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>().ok()?;
+        indexes.retain(|p| p.extension().is_some_and(|x| x == "idx"));
+        indexes.sort();
+        for path in indexes {
+            let file = gix::odb::pack::index::File::at(&path, kind).ok()?;
+            let index_checksum = file.verify_checksum(&mut gix::progress::Discard, &AtomicBool::new(false)).ok()?;
+            pairs.push((file.pack_checksum(), index_checksum));
+            files.push(file);
+        }
+    }
+    Some(PackIndexes { files, pairs })
 }
 
 /// Every object directory the store reads: `objects` and its alternates, in resolution order.
@@ -70,21 +125,6 @@ pub(super) fn inspect(objects: &Path, kind: gix::hash::Kind, interrupt: &AtomicB
     Ok(packs)
 }
 
-/// Whether the object directory `objects` or an alternate holds any loose object (a file in a
-/// two-hex-digit fan-out directory). An unreadable directory counts as holding one: the answer
-/// only ever lets a caller rely on the packs alone.
-pub(super) fn any_loose(objects: &Path) -> bool {
-    let Ok(dirs) = object_dirs(objects) else { return true };
-    dirs.iter().any(|dir| {
-        let Ok(entries) = std::fs::read_dir(dir) else { return dir.exists() };
-        entries.flatten().any(|e| {
-            let name = e.file_name();
-            let fan_out = name.len() == 2 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
-            fan_out && std::fs::read_dir(e.path()).map_or(true, |mut files| files.next().is_some())
-        })
-    })
-}
-
 fn checked_pack(index: &Path, kind: gix::hash::Kind, interrupt: &AtomicBool) -> Result<Pack, String> {
     let named = |e: &dyn std::fmt::Display| format!("{}: {e}", index.display());
     let bundle = gix::odb::pack::Bundle::at(index, kind).map_err(|e| named(&e))?;
@@ -92,14 +132,14 @@ fn checked_pack(index: &Path, kind: gix::hash::Kind, interrupt: &AtomicBool) -> 
         .pack
         .verify_checksum(&mut gix::progress::Discard, interrupt)
         .map_err(|e| format!("{}: checksum does not match ({e})", bundle.pack.path().display()))?;
-    bundle
+    let index_checksum = bundle
         .index
         .verify_checksum(&mut gix::progress::Discard, interrupt)
         .map_err(|e| named(&format_args!("checksum does not match ({e})")))?;
     if bundle.index.pack_checksum() != checksum {
         return Err(named(&"indexes another pack than the one beside it"));
     }
-    Ok(Pack { index: index.to_owned(), checksum })
+    Ok(Pack { index: index.to_owned(), checksum, index_checksum })
 }
 
 /// Reads every object of `pack` in full: each entry inflated, its delta chain resolved, its CRC

@@ -19,7 +19,7 @@ use crate::git::{self, EntryKind, ObjectId, Repo, Scope, SharedRepo};
 use crate::progress::{Ctx, Interrupted};
 
 mod seal;
-pub use seal::{sealed, storage_id};
+pub use seal::{sealed, verified_packs};
 
 /// A SHA-256 digest.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]

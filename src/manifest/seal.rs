@@ -16,10 +16,8 @@
 //! An unsealed repository gets no answer from the cache: everything is recomputed and the
 //! damage is reported where a check reads it, exactly as without the cache.
 
-use sha2::{Digest as _, Sha256};
-
 use crate::cache::Cache;
-use crate::git::Repo;
+use crate::git::{ObjectId, Repo};
 
 /// Prefix of the table keys recording a pack read in full.
 const KIND: &[u8] = b"pack-verified/";
@@ -29,16 +27,22 @@ pub fn sealed(cache: &Cache, repo: &Repo) -> bool {
     seal(cache, repo).is_some()
 }
 
-/// For a sealed repository whose objects are all in packs (no loose object), a name for the
-/// set of objects it holds: the digest of its packs' checksums, sorted. Two runs that see the
-/// same name see the same objects, so a fact about which objects are present (every tree and
-/// blob below a tree is held) can be kept between runs under it. `None` otherwise.
+/// The (pack checksum, index checksum) pairs of a sealed repository, as the seal verified them
+/// this run (each pack read in full once, each pack and index matching its trailer); `None`
+/// when not sealed. A fact about which objects a lookup finds may be kept between runs under
+/// such pairs, when it was learnt through indexes with those checksums
+/// ([`crate::git::PackIndexes`]).
 #[must_use]
-pub fn storage_id(cache: &Cache, repo: &Repo) -> Option<[u8; 32]> {
-    seal(cache, repo).and_then(|id| id.try_into().ok())
+pub fn verified_packs(cache: &Cache, repo: &Repo) -> Option<Vec<(ObjectId, ObjectId)>> {
+    let bytes = seal(cache, repo)?;
+    let n = repo.object_hash().len_in_bytes();
+    bytes
+        .chunks(2 * n)
+        .map(|c| Some((ObjectId::try_from(c.get(..n)?).ok()?, ObjectId::try_from(c.get(n..)?).ok()?)))
+        .collect()
 }
 
-/// `None` when not sealed; the storage's name ([`storage_id`]) when it has one, else empty.
+/// `None` when not sealed; else the verified pairs, concatenated.
 fn seal(cache: &Cache, repo: &Repo) -> Option<Vec<u8>> {
     let name = format!("sealed:{}", repo.path().display());
     cache.once_per_run_value(&name, || {
@@ -54,19 +58,7 @@ fn seal(cache: &Cache, repo: &Repo) -> Option<Vec<u8>> {
             }
             whole
         });
-        if !all_read {
-            return None;
-        }
-        if repo.has_loose_objects() {
-            return Some(Vec::new());
-        }
-        let mut sums: Vec<&[u8]> = packs.iter().map(|p| p.checksum.as_bytes()).collect();
-        sums.sort_unstable();
-        let mut h = Sha256::new();
-        for s in sums {
-            h.update((s.len() as u64).to_le_bytes());
-            h.update(s);
-        }
-        Some(h.finalize().to_vec())
+        all_read
+            .then(|| packs.iter().flat_map(|p| [p.checksum.as_bytes(), p.index_checksum.as_bytes()].concat()).collect())
     })
 }

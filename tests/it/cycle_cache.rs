@@ -535,12 +535,14 @@ fn objects_damaged_after_the_cache_was_filled(
     ran
 }
 
-/// The facts "every tree and blob below this tree is held" are kept between runs under the
-/// storage's name (its packs' checksums, no loose object): a third run over packed, unchanged
-/// repositories reads them back, and a science pack rewritten without one blob (another
-/// name) is asked again, so the report is the uncached one, which reports the blob missing.
+/// The facts "every tree and blob below this tree is held" are kept between runs with the
+/// packs (pack and index checksums) they were found in: a third run over packed, unchanged
+/// repositories reads them back, a fourth under `--cache-audit` recomputes them and agrees, and
+/// after the science pack is rewritten without every file under `experiments/` at its tip
+/// (the packs the entries name are gone) they are asked again, so the report is the uncached
+/// one, which reports those files missing.
 #[test]
-fn trees_found_whole_are_kept_per_storage_and_asked_again_when_a_pack_loses_an_object() {
+fn trees_found_whole_are_kept_with_their_packs_and_asked_again_when_a_pack_loses_an_object() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = support::materialize("demo", tmp.path());
     let (audit, science) = (dir.join("audit"), dir.join("science"));
@@ -561,6 +563,17 @@ fn trees_found_whole_are_kept_per_storage_and_asked_again_when_a_pack_loses_an_o
     assert!(runs[1].1.written > 0, "the second run, answered from cycle entries, keeps its trees: {:?}", runs[1].1);
     assert_eq!((runs[2].1.misses, runs[2].1.written), (0, 0), "the third run reads them back: {:?}", runs[2].1);
     assert!(runs[2].1.hits > 0);
+    let audited = open(&cache_dir, true);
+    assert!(report(&dir, Some(audited.clone())) == full, "--cache-audit reports the uncached bytes");
+    assert_eq!(audited.stats().audit_mismatches, 0, "every kept tree is whole when recomputed");
+    assert!(held(&audited).hits > 0, "--cache-audit met the kept trees: {:?}", held(&audited));
+
+    // Objects added beside the packs (a fetch of a few objects leaves them loose) take nothing
+    // away: the kept trees still answer.
+    git_stdin(&science, &["hash-object", "-w", "--stdin"], b"fetched later\n");
+    let grown = open(&cache_dir, false);
+    assert!(report(&dir, Some(grown.clone())) == full, "a loose object beside the packs changes nothing");
+    assert!(held(&grown).hits > 0 && held(&grown).misses == 0, "the kept trees answer: {:?}", held(&grown));
 
     // The newest audited commit's tree loses one blob: the science pack is rewritten without it.
     let head = String::from_utf8_lossy(&support::git(&science, &["rev-parse", "HEAD"])).trim().to_owned();
@@ -580,17 +593,7 @@ fn trees_found_whole_are_kept_per_storage_and_asked_again_when_a_pack_loses_an_o
         .map(|id| id + "\n")
         .collect();
     let prefix = pack.parent().expect("pack directory").join("pack");
-    let mut child = std::process::Command::new("git")
-        .args(["pack-objects", "-q", prefix.to_str().expect("utf-8")])
-        .current_dir(&science)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("git pack-objects runs");
-    child.stdin.take().expect("stdin").write_all(keep.as_bytes()).expect("ids written");
-    assert!(child.wait().expect("pack-objects finishes").success());
+    git_stdin(&science, &["pack-objects", "-q", prefix.to_str().expect("utf-8")], keep.as_bytes());
     std::fs::remove_file(&pack).expect("old pack removed");
     std::fs::remove_file(&idx).expect("old index removed");
     assert!(objects(&science, "blob").iter().all(|b| !gone.contains(b)), "{gone:?} are gone");
@@ -605,4 +608,19 @@ fn trees_found_whole_are_kept_per_storage_and_asked_again_when_a_pack_loses_an_o
         first_difference(&cached, &plain)
     );
     assert!(held(&c).misses > 0, "the science trees are asked again under the new storage: {:?}", held(&c));
+}
+
+/// `git ARGS` in `repo` with `input` on its standard input, without the user's configuration.
+fn git_stdin(repo: &Path, args: &[&str], input: &[u8]) {
+    let mut child = std::process::Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("git runs");
+    child.stdin.take().expect("stdin").write_all(input).expect("input written");
+    assert!(child.wait().expect("git finishes").success(), "git {args:?}");
 }

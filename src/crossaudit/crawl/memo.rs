@@ -36,8 +36,8 @@ use crate::cache::Cache;
 use crate::crossaudit::crawl::verify;
 use crate::crossaudit::load::{Cycle, Ledger, Options};
 use crate::crossaudit::model::{self, CycleFacts};
-use crate::git::{EntryKind, ObjectId, Repo};
-use crate::manifest::{sealed, storage_id};
+use crate::git::{EntryKind, ObjectId, PackIndexes, Repo};
+use crate::manifest::{sealed, verified_packs};
 use crate::report::{CheckResult, Outcome};
 
 /// What a stored entry means; bump when the payload or the key's parts change meaning.
@@ -47,7 +47,10 @@ const LAYOUT: &str = "crossaudit-cycle/2";
 pub(crate) const KIND: &str = "cycle/";
 
 /// Prefix of the table keys recording a tree found whole in a named storage ([`Memo::whole`]).
-const HELD: &[u8] = b"held-tree/";
+/// The `1` is the layout: what "whole" means (every tree and blob below, submodules not
+/// followed, git's depth limit) and the payload (`1`, then the pack and index checksums of
+/// the packs the closure was found in; `0`: found not whole under `--cache-audit`).
+const HELD: &[u8] = b"held-tree/1/";
 
 /// What one cycle's entry holds.
 #[derive(Serialize, Deserialize)]
@@ -102,16 +105,37 @@ pub(crate) struct Memo<'a> {
     audit_whole: OnceLock<bool>,
     /// What each repository was found to hold, for [`Memo::whole`].
     whole: [Mutex<Held>; 2],
+    /// Each repository's pack indexes, when the seal verified every one this run (read once
+    /// per run).
+    indexes: [OnceLock<Option<PackIndexes>>; 2],
 }
 
-/// Trees found whole (every tree and blob below them held) or not, and the blobs found held.
-/// A blob sits in hundreds of the trees of a history: asked of the pack index once, then of
-/// this set (on the 1,000-cycle bench ledger, 60,000 index lookups instead of 4 million).
+/// Trees found whole (every tree and blob below them held), with the packs their closure was
+/// found in, or not whole (`None`); and the blobs found held. A blob sits in hundreds of the
+/// trees of a history: asked of the indexes once, then of this map (on the 1,000-cycle bench
+/// ledger, 60,000 index lookups instead of 4 million).
 #[derive(Default)]
 struct Held {
-    trees: gix::hashtable::HashMap<ObjectId, bool>,
-    blobs: gix::hashtable::HashSet<ObjectId>,
+    trees: gix::hashtable::HashMap<ObjectId, Option<u64>>,
+    blobs: gix::hashtable::HashMap<ObjectId, u64>,
     buf: Vec<u8>,
+}
+
+/// In a [`Held`] mask, bit `i < 63` is the `i`th verified pack index; this bit is an object
+/// found only through the live store.
+const LIVE: u64 = 1 << 63;
+
+/// The packs a stored `held-tree` payload names, as a mask over `indexes`; `None` unless it
+/// says whole (`1`) and every pack it names is among them.
+fn stored_mask(payload: &[u8], indexes: &PackIndexes, hash_len: usize) -> Option<u64> {
+    let (b'1', pairs) = payload.split_first()? else { return None };
+    if pairs.len() % (2 * hash_len) != 0 {
+        return None;
+    }
+    pairs.chunks(2 * hash_len).try_fold(0u64, |mask, pair| {
+        let at = indexes.pairs().iter().position(|(p, i)| [p.as_bytes(), i.as_bytes()].concat() == pair)?;
+        (at < 63).then(|| mask | (1 << at))
+    })
 }
 
 /// Which repository a tree is in, for [`Memo::whole`].
@@ -152,6 +176,7 @@ impl<'a> Memo<'a> {
             commits,
             audit_whole: OnceLock::new(),
             whole: [Mutex::default(), Mutex::default()],
+            indexes: [OnceLock::new(), OnceLock::new()],
         }
     }
 
@@ -282,32 +307,63 @@ impl<'a> Memo<'a> {
     /// repositories). Remembered per tree id, so shared subtrees are read once per run; one
     /// thread reads at a time, so two workers never read the same subtrees.
     ///
-    /// Kept between runs under the repository's storage name ([`storage_id`]: the same packs
-    /// and no loose object hold the same objects), so a re-verification over unchanged storage
-    /// reads none of the history's trees again: on the 1,000-cycle bench ledger those are
-    /// 41,000 trees, most of a re-verification's time.
+    /// Kept between runs as `held-tree` entries: a tree found whole through the pack indexes
+    /// the seal verified this run is stored with the (pack, index) checksum pairs its closure
+    /// was found in, and answers a later run whose verified packs include all of them. A
+    /// re-verification reads none of the trees it met before (on the 1,000-cycle bench ledger,
+    /// 41,000 trees and most of a re-verification's time), also after a fetch added a pack.
+    /// An object found only through the live store (a loose object, a pack beyond the 63rd)
+    /// makes the answer good for this run only: the store can gain or lose objects while the
+    /// run reads it (a fetch, a `gc`), and only the verified indexes are a fixed set.
     fn whole(&self, repo: &Repo, side: Side, tree: ObjectId) -> bool {
+        let indexed = self.cache.and_then(|c| {
+            let indexes = self.indexes[side as usize].get_or_init(|| {
+                let verified = verified_packs(c, repo)?;
+                repo.pack_indexes().filter(|ix| ix.pairs().iter().all(|p| verified.contains(p)))
+            });
+            indexes.as_ref().map(|ix| (c, ix))
+        });
         let mut held = self.whole[side as usize].lock().expect("never poisoned: nothing panics while holding it");
         if let Some(known) = held.trees.get(&tree) {
-            return *known;
+            return known.is_some();
         }
-        let kept = self.cache.and_then(|c| Some((c, [HELD, &storage_id(c, repo)?, tree.as_bytes()].concat())));
-        if let Some((c, key)) = &kept
-            && c.get(key).is_some()
+        // A tree outside the verified packs (loose: just fetched or committed) cannot be kept,
+        // so the cache is not asked for it and reports no miss for it on every run.
+        let kept = indexed
+            .filter(|(_, ix)| ix.locate(tree).is_some())
+            .map(|(c, ix)| (c, ix, [HELD, tree.as_bytes()].concat()));
+        if let Some((c, ix, key)) = &kept
+            && let Some(payload) = c.get(key)
         {
-            if c.is_auditing() {
-                let again = held.whole(repo, tree);
-                c.audit_result(again);
-                return again;
+            match stored_mask(&payload, ix, repo.object_hash().len_in_bytes()) {
+                Some(mask) if !c.is_auditing() => {
+                    held.trees.insert(tree, Some(mask));
+                    return true;
+                }
+                Some(_) => {
+                    let again = held.whole(repo, tree, Some(ix)).is_some();
+                    c.audit_result(again);
+                    if !again {
+                        c.put(key, b"0");
+                    }
+                    return again;
+                }
+                // A pack it was found in is gone (or it was found not whole under audit).
+                None => c.superseded(key),
             }
-            held.trees.insert(tree, true);
-            return true;
         }
-        let whole = held.whole(repo, tree);
-        if whole && let Some((c, key)) = kept {
-            c.put(&key, b"");
+        let found = held.whole(repo, tree, indexed.map(|(_, ix)| ix));
+        if let (Some(mask), Some((c, ix, key))) = (found, kept)
+            && mask & LIVE == 0
+        {
+            let mut payload = vec![b'1'];
+            for pair in (0..63).filter(|b| mask & (1 << b) != 0).filter_map(|b| ix.pair(b)) {
+                payload.extend_from_slice(pair.0.as_bytes());
+                payload.extend_from_slice(pair.1.as_bytes());
+            }
+            c.put(&key, &payload);
         }
-        whole
+        found.is_some()
     }
 
     fn deps(&self, audit: &Repo, science: Option<&Repo>, facts: &CycleFacts) -> Deps {
@@ -328,41 +384,51 @@ impl<'a> Memo<'a> {
 
 impl Held {
     /// [`Memo::whole`] with an explicit stack (a hostile history can nest trees as deep as
-    /// git allows) of trees still being read, each with its subtrees not yet answered.
-    fn whole(&mut self, repo: &Repo, root: ObjectId) -> bool {
+    /// git allows) of trees still being read, each with its subtrees not yet answered and the
+    /// packs found so far. `None`: not whole.
+    fn whole(&mut self, repo: &Repo, root: ObjectId, indexes: Option<&PackIndexes>) -> Option<u64> {
         if let Some(known) = self.trees.get(&root) {
             return *known;
         }
-        let mut stack = Vec::new();
+        let mut stack: Vec<(ObjectId, Vec<ObjectId>, u64)> = Vec::new();
         let mut next = Some(root);
         loop {
             if let Some(id) = next.take() {
-                let depth_ok = stack.len() <= crate::git::MAX_TREE_DEPTH;
-                match self.open(repo, id).filter(|_| depth_ok) {
-                    Some(subtrees) => stack.push((id, subtrees)),
-                    None => {
-                        // Every tree on the stack holds this one: none of them is whole.
-                        self.trees.insert(id, false);
-                        for (t, _) in stack {
-                            self.trees.insert(t, false);
-                        }
-                        return false;
+                // Deeper than git reads is not whole (remembered so for this run, whichever
+                // path reached the tree: it costs a recomputation, never a wrong answer).
+                let opened = if stack.len() > crate::git::MAX_TREE_DEPTH { None } else { self.open(repo, id, indexes) };
+                let Some((subtrees, mask)) = opened else {
+                    // Every tree on the stack holds this one: none of them is whole.
+                    self.trees.insert(id, None);
+                    for (t, _, _) in stack {
+                        self.trees.insert(t, None);
                     }
-                }
+                    return None;
+                };
+                stack.push((id, subtrees, mask));
             }
-            let Some((id, subtrees)) = stack.last_mut() else { return true };
+            let (_, subtrees, _) = stack.last_mut()?;
             match subtrees.pop() {
                 None => {
-                    self.trees.insert(*id, true);
-                    stack.pop();
+                    let (id, _, mask) = stack.pop()?;
+                    self.trees.insert(id, Some(mask));
+                    match stack.last_mut() {
+                        Some(parent) => parent.2 |= mask,
+                        None => return Some(mask),
+                    }
                 }
                 Some(sub) => match self.trees.get(&sub) {
-                    Some(true) => {}
-                    Some(false) => {
-                        for (t, _) in stack {
-                            self.trees.insert(t, false);
+                    Some(Some(m)) => {
+                        let m = *m;
+                        if let Some(top) = stack.last_mut() {
+                            top.2 |= m;
                         }
-                        return false;
+                    }
+                    Some(None) => {
+                        for (t, _, _) in stack {
+                            self.trees.insert(t, None);
+                        }
+                        return None;
                     }
                     None => next = Some(sub),
                 },
@@ -370,29 +436,38 @@ impl Held {
         }
     }
 
-    /// Reads one tree: its subtrees not yet known whole, or `None` when it is unreadable or a
-    /// blob below it is not held.
-    fn open(&mut self, repo: &Repo, tree: ObjectId) -> Option<Vec<ObjectId>> {
+    /// Reads one tree: its subtrees not yet known, and the packs it and its blobs were found
+    /// in; `None` when it is unreadable or it, or a blob in it, is not held.
+    fn open(&mut self, repo: &Repo, tree: ObjectId, indexes: Option<&PackIndexes>) -> Option<(Vec<ObjectId>, u64)> {
+        let locate = |id: ObjectId| -> Option<u64> {
+            match indexes.and_then(|ix| ix.locate(id)) {
+                Some(at) if at < 63 => Some(1 << at),
+                _ => repo.has(id).then_some(LIVE),
+            }
+        };
+        let mut mask = locate(tree)?;
         let (mut subtrees, mut missing) = (Vec::new(), false);
         let (blobs, known) = (&mut self.blobs, &self.trees);
         let read = repo.tree_ids_into(tree, &mut self.buf, |kind, id| match kind {
-            EntryKind::Tree => {
-                if known.get(&id) != Some(&true) {
-                    subtrees.push(id);
-                }
-            }
+            EntryKind::Tree => match known.get(&id) {
+                Some(Some(m)) => mask |= m,
+                Some(None) => missing = true,
+                None => subtrees.push(id),
+            },
             EntryKind::Submodule => {}
-            _ => {
-                if !blobs.contains(&id) {
-                    if repo.has(id) {
-                        blobs.insert(id);
-                    } else {
-                        missing = true;
+            _ if missing => {}
+            _ => match blobs.get(&id) {
+                Some(m) => mask |= m,
+                None => match locate(id) {
+                    Some(m) => {
+                        blobs.insert(id, m);
+                        mask |= m;
                     }
-                }
-            }
+                    None => missing = true,
+                },
+            },
         });
-        (read.is_ok() && !missing).then_some(subtrees)
+        (read.is_ok() && !missing).then_some((subtrees, mask))
     }
 }
 
