@@ -330,7 +330,7 @@ fn elsewhere(new: &Path, dir: &Path, cache_s: &str) {
             .expect("git runs");
         assert!(st.success(), "git clone {repo}");
     }
-    for pass in ["first run (packs read in full)", "second run"] {
+    for pass in ["first run (packs read in full unless byte-identical to packs read before)", "second run"] {
         let p = process(new, &os(&ledger_args(&elsewhere, &["--cache", cache_s])));
         out(&format!(
             "  a fresh clone elsewhere, {pass}, from the cache: {:.2} s, {}; {}",
