@@ -37,12 +37,6 @@ impl PackIndexes {
         self.files.iter().position(|f| f.lookup(id).is_some())
     }
 
-    /// The (pack checksum, index checksum) at `position`.
-    #[must_use]
-    pub fn pair(&self, position: usize) -> Option<(ObjectId, ObjectId)> {
-        self.pairs.get(position).copied()
-    }
-
     /// Every (pack checksum, index checksum), by position.
     #[must_use]
     pub fn pairs(&self) -> &[(ObjectId, ObjectId)] {
@@ -60,11 +54,7 @@ pub(super) fn pack_indexes(objects: &Path, kind: gix::hash::Kind) -> Option<Pack
         if pack_dir.join("multi-pack-index").exists() {
             return None;
         }
-        let Ok(entries) = std::fs::read_dir(&pack_dir) else { continue };
-        let mut indexes: Vec<PathBuf> = entries.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>().ok()?;
-        indexes.retain(|p| p.extension().is_some_and(|x| x == "idx"));
-        indexes.sort();
-        for path in indexes {
+        for path in index_files(&pack_dir).ok()? {
             let file = gix::odb::pack::index::File::at(&path, kind).ok()?;
             let index_checksum = file.verify_checksum(&mut gix::progress::Discard, &AtomicBool::new(false)).ok()?;
             pairs.push((file.pack_checksum(), index_checksum));
@@ -72,6 +62,26 @@ pub(super) fn pack_indexes(objects: &Path, kind: gix::hash::Kind) -> Option<Pack
         }
     }
     Some(PackIndexes { files, pairs })
+}
+
+/// The `.idx` files of a pack directory, sorted (the first damaged file named is the same on
+/// every run); none when the directory does not exist.
+fn index_files(pack_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut indexes = Vec::new();
+    match std::fs::read_dir(pack_dir) {
+        Ok(entries) => {
+            for entry in entries {
+                let path = entry.map_err(|e| format!("{}: {e}", pack_dir.display()))?.path();
+                if path.extension().is_some_and(|x| x == "idx") {
+                    indexes.push(path);
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("{}: {e}", pack_dir.display())),
+    }
+    indexes.sort();
+    Ok(indexes)
 }
 
 /// Every object directory the store reads: `objects` and its alternates, in resolution order.
@@ -93,22 +103,7 @@ pub(super) fn inspect(objects: &Path, kind: gix::hash::Kind, interrupt: &AtomicB
     let mut packs = Vec::new();
     for dir in object_dirs(objects)? {
         let pack_dir = dir.join("pack");
-        let mut indexes = Vec::new();
-        match std::fs::read_dir(&pack_dir) {
-            Ok(entries) => {
-                for entry in entries {
-                    let path = entry.map_err(|e| format!("{}: {e}", pack_dir.display()))?.path();
-                    if path.extension().is_some_and(|x| x == "idx") {
-                        indexes.push(path);
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("{}: {e}", pack_dir.display())),
-        }
-        // Sorted: the first damaged file named is the same on every run.
-        indexes.sort();
-        for index in indexes {
+        for index in index_files(&pack_dir)? {
             packs.push(checked_pack(&index, kind, interrupt)?);
         }
         let midx = pack_dir.join("multi-pack-index");

@@ -46,7 +46,8 @@ const LAYOUT: &str = "crossaudit-cycle/2";
 /// Prefix of the table keys of this kind of entry.
 pub(crate) const KIND: &str = "cycle/";
 
-/// Prefix of the table keys recording a tree found whole in a named storage ([`Memo::whole`]).
+/// Prefix of the table keys recording a tree found whole, with the packs it was found in
+/// ([`Memo::whole`]).
 /// The `1` is the layout: what "whole" means (every tree and blob below, submodules not
 /// followed, git's depth limit) and the payload (`1`, then the pack and index checksums of
 /// the packs the closure was found in; `0`: found not whole under `--cache-audit`).
@@ -133,7 +134,8 @@ fn stored_mask(payload: &[u8], indexes: &PackIndexes, hash_len: usize) -> Option
         return None;
     }
     pairs.chunks(2 * hash_len).try_fold(0u64, |mask, pair| {
-        let at = indexes.pairs().iter().position(|(p, i)| [p.as_bytes(), i.as_bytes()].concat() == pair)?;
+        let (pack, index) = pair.split_at(hash_len);
+        let at = indexes.pairs().iter().position(|(p, i)| p.as_bytes() == pack && i.as_bytes() == index)?;
         (at < 63).then(|| mask | (1 << at))
     })
 }
@@ -357,7 +359,7 @@ impl<'a> Memo<'a> {
             && mask & LIVE == 0
         {
             let mut payload = vec![b'1'];
-            for pair in (0..63).filter(|b| mask & (1 << b) != 0).filter_map(|b| ix.pair(b)) {
+            for pair in (0..63).filter(|b| mask & (1 << b) != 0).filter_map(|b| ix.pairs().get(b)) {
                 payload.extend_from_slice(pair.0.as_bytes());
                 payload.extend_from_slice(pair.1.as_bytes());
             }
