@@ -146,7 +146,7 @@ fn transcript_point(mib: usize) -> Point {
     let secs = judged::median_secs(&judged::arena(bus, "closed", Vec::new(), None), ROUNDS);
     #[allow(clippy::cast_precision_loss)]
     let point = Point { x: len as f64 / f64::from(1u32 << 20), secs, heap_mb: None };
-    out(&format!("  {mib} MiB bus: {:.3} s, {:.0} MB/s", point.secs, point.x / point.secs));
+    out(&format!("  {mib} MiB bus: {:.3} s, {:.0} MiB/s", point.secs, point.x / point.secs));
     point
 }
 

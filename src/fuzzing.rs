@@ -351,6 +351,14 @@ pub fn crossexam_bus(data: &[u8]) {
     for (i, l) in parsed.lines.iter().enumerate() {
         assert_eq!((l.physical, l.tool), (i + 1, next), "numbers run on");
         assert_eq!(l.text.is_none(), matches!(l.content, bus::Content::NotUtf8(_)), "undecodable lines stay undecoded");
+        // The field reader decides as the whole parse would.
+        let whole = l.text.as_deref().map(|t| json::parse(t.as_bytes()));
+        match (&l.content, whole) {
+            (bus::Content::Message(m), Some(Ok(v))) => assert_eq!(**m, bus::Message::new(v), "fields as the object's"),
+            (bus::Content::Message(_), _) => panic!("a message line that the whole parse refuses"),
+            (bus::Content::Malformed, Some(w)) => assert!(!matches!(w, Ok(Value::Object(_))), "an object refused"),
+            _ => {}
+        }
         next += l.pieces;
     }
     assert_eq!(parsed.tool_count, next - 1);

@@ -71,44 +71,86 @@ impl JsonType {
 /// The keys whose values the rules read, in the order of [`Message::types`].
 pub(crate) const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"];
 
-/// One message object: its fields, each `Some` only when present as a string, and the JSON type
-/// of each field present. The parsed tree itself is not kept: a line of deep nesting or of
-/// thousands of keys would otherwise stay in memory at several times its size.
+/// One message object: the string values of [`FIELDS`] and the JSON type of each field
+/// present. The parsed tree itself is not kept: a line of deep nesting or of thousands of keys
+/// would otherwise stay in memory at several times its size. The strings share one allocation
+/// (a bus holds a message per line, and each allocation is paid again when the bus is freed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// How many keys the object has.
     pub keys: usize,
     /// For each of [`FIELDS`], the JSON type of its value when the key is present.
     pub types: [Option<JsonType>; 6],
-    /// `ts`.
-    pub ts: Option<Box<str>>,
-    /// `from`.
-    pub from: Option<Box<str>>,
-    /// `type`.
-    pub kind: Option<Box<str>>,
-    /// `msg`.
-    pub msg: Option<Box<str>>,
-    /// `ref`.
-    pub reference: Option<Box<str>>,
-    /// `via`.
-    pub via: Option<Box<str>>,
+    /// The string values of [`FIELDS`], one after the other.
+    strings: Box<str>,
+    /// Where each field's string ends in `strings` (it starts where the previous one ends);
+    /// a field that is no string is empty there.
+    ends: [usize; 6],
 }
+
+const TS: usize = 0;
+const FROM: usize = 1;
+const KIND: usize = 2;
 
 impl Message {
     /// Reads the fields of a parsed object.
     #[must_use]
     pub fn new(value: Value) -> Self {
-        let field = |k: &str| value.get(k).and_then(Value::as_str).map(Box::from);
-        Message {
-            keys: value.as_object().map_or(0, |o| o.len()),
-            types: FIELDS.map(|k| value.get(k).map(JsonType::of)),
-            ts: field("ts"),
-            from: field("from"),
-            kind: field("type"),
-            msg: field("msg"),
-            reference: field("ref"),
-            via: field("via"),
+        let keys = value.as_object().map_or(0, |o| o.len());
+        let types = FIELDS.map(|k| value.get(k).map(JsonType::of));
+        Message::build(keys, types, FIELDS.map(|k| value.get(k).and_then(Value::as_str)))
+    }
+
+    /// What [`json::parse_fields`] kept of a line's object for [`FIELDS`]: [`Message::new`] of
+    /// the same object, without the object's map.
+    pub(crate) fn from_fields(fields: &json::Fields<'_, 6>) -> Self {
+        let types = std::array::from_fn(|i| {
+            fields.values[i].as_ref().map(|f| match f {
+                json::Field::Str(_) => JsonType::String,
+                json::Field::Other(v) => JsonType::of(v),
+            })
+        });
+        let strings = std::array::from_fn(|i| match &fields.values[i] {
+            Some(json::Field::Str(s)) => Some(s.as_ref()),
+            _ => None,
+        });
+        Message::build(fields.keys, types, strings)
+    }
+
+    fn build(keys: usize, types: [Option<JsonType>; 6], strings: [Option<&str>; 6]) -> Self {
+        let mut all = String::with_capacity(strings.iter().flatten().map(|s| s.len()).sum());
+        let ends = strings.map(|s| {
+            all.push_str(s.unwrap_or(""));
+            all.len()
+        });
+        Message { keys, types, strings: all.into_boxed_str(), ends }
+    }
+
+    /// The value of `FIELDS[i]` when it is a string.
+    fn string(&self, i: usize) -> Option<&str> {
+        if self.types[i] != Some(JsonType::String) {
+            return None;
         }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.strings.get(start..self.ends[i])
+    }
+
+    /// The value of `key` (one of [`FIELDS`]) when it is a string.
+    #[must_use]
+    pub fn field(&self, key: &str) -> Option<&str> {
+        FIELDS.iter().position(|k| *k == key).and_then(|i| self.string(i))
+    }
+
+    /// `ts` when it is a string.
+    #[must_use]
+    pub fn ts(&self) -> Option<&str> {
+        self.string(TS)
+    }
+
+    /// `from` when it is a string.
+    #[must_use]
+    pub fn sender(&self) -> Option<&str> {
+        self.string(FROM)
     }
 
     /// The JSON type name of `key`'s value when present (`key` one of [`FIELDS`]).
@@ -120,13 +162,13 @@ impl Message {
     /// `type`, or `""` when absent.
     #[must_use]
     pub fn kind(&self) -> &str {
-        self.kind.as_deref().unwrap_or("")
+        self.string(KIND).unwrap_or("")
     }
 
     /// `from`, or `""` when absent.
     #[must_use]
     pub fn from(&self) -> &str {
-        self.from.as_deref().unwrap_or("")
+        self.string(FROM).unwrap_or("")
     }
 }
 
@@ -241,10 +283,14 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
             Ok(text) => {
                 let mut drift = Drift::default();
                 let mut separators = 0;
-                for c in text.chars() {
-                    if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
-                        separators += 1;
-                        drift.0 |= 1 << k;
+                // Every separator is a C0 control or starts with byte C2 (U+0085) or E2
+                // (U+2028/9): a line with none of these bytes, nearly every line, holds none.
+                if !body.iter().all(|&b| b >= 0x20 && b != 0xC2 && b != 0xE2) {
+                    for c in text.chars() {
+                        if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
+                            separators += 1;
+                            drift.0 |= 1 << k;
+                        }
                     }
                 }
                 let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
@@ -252,9 +298,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
                 let content = if text.chars().all(python_space) {
                     Content::Blank
                 } else {
-                    match json::parse(body) {
-                        Ok(v @ Value::Object(_)) => Content::Message(Box::new(Message::new(v))),
-                        Ok(_) | Err(_) => Content::Malformed,
+                    match json::parse_fields(text, &FIELDS) {
+                        Ok(Some(fields)) => Content::Message(Box::new(Message::from_fields(&fields))),
+                        Ok(None) | Err(_) => Content::Malformed,
                     }
                 };
                 Line { physical: i + 1, tool, pieces, text: Some(text.into()), crlf, drift, content }
@@ -290,31 +336,50 @@ pub(crate) fn malformed_reason(text: &str) -> String {
 /// separators, non-ASCII raw.
 #[must_use]
 pub(crate) fn tool_serialised(m: &Message, text: &str) -> bool {
-    let (Some(ts), Some(from), Some(kind), Some(msg)) = (&m.ts, &m.from, &m.kind, &m.msg) else { return false };
+    let (Some(ts), Some(from), Some(kind), Some(msg)) = (m.ts(), m.sender(), m.field("type"), m.field("msg")) else {
+        return false;
+    };
+    // Compared piece by piece where the line lies: a line per message, so no copy of it.
+    let mut rest = text;
     let mut keys = 4;
-    let mut out = format!(
-        "{{\"ts\": {}, \"from\": {}, \"type\": {}, \"msg\": {}",
-        crate::json::quote(ts),
-        crate::json::quote(from),
-        crate::json::quote(kind),
-        crate::json::quote(msg)
-    );
+    let head = [("{\"ts\": ", ts), (", \"from\": ", from), (", \"type\": ", kind), (", \"msg\": ", msg)];
+    if !head.iter().all(|(key, value)| take_field(&mut rest, key, value)) {
+        return false;
+    }
     if m.type_of("via").is_some() {
-        let Some(via) = &m.via else { return false };
-        out.push_str(&format!(", \"via\": {}", crate::json::quote(via)));
+        let Some(via) = m.field("via") else { return false };
+        if !take_field(&mut rest, ", \"via\": ", via) {
+            return false;
+        }
         keys += 1;
     }
     if m.type_of("ref").is_some() {
-        let Some(r) = &m.reference else { return false };
+        let Some(r) = m.field("ref") else { return false };
         // The tool leaves an empty ref out rather than writing it.
-        if r.is_empty() {
+        if r.is_empty() || !take_field(&mut rest, ", \"ref\": ", r) {
             return false;
         }
-        out.push_str(&format!(", \"ref\": {}", crate::json::quote(r)));
         keys += 1;
     }
-    out.push('}');
-    m.keys == keys && out == text
+    m.keys == keys && rest == "}"
+}
+
+/// Strips `key` and then `value` as [`crate::json::quote`] writes it from the front of `rest`.
+fn take_field(rest: &mut &str, key: &str, value: &str) -> bool {
+    let Some(after_key) = rest.strip_prefix(key) else { return false };
+    // Most values need no escape: then the quoted form is the value between quotes.
+    let after = if value.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        after_key.strip_prefix('"').and_then(|r| r.strip_prefix(value)).and_then(|r| r.strip_prefix('"'))
+    } else {
+        after_key.strip_prefix(crate::json::quote(value).as_str())
+    };
+    match after {
+        Some(r) => {
+            *rest = r;
+            true
+        }
+        None => false,
+    }
 }
 
 /// The seat-name rule the CLI enforces since 0.5.1: `^[A-Za-z0-9._-]{1,64}$`, not `.`/`..`.
@@ -431,6 +496,37 @@ mod tests {
         let hand = r#"{"ts":"2026-11-30T12:35:01+00:00","from":"rogue","type":"claim","ref":"a","msg":"9"}"#;
         let bus = parse(hand.as_bytes());
         assert!(!tool_serialised(bus.lines[0].message().expect("message"), hand));
+    }
+
+    proptest::proptest! {
+        /// A line written as the tool writes it (`json.dumps` of the fields in the writer's
+        /// order, with `quote`'s escapes) is recognised whatever its values hold; the same line
+        /// with one separator written compactly, or with a key more, is not.
+        #[test]
+        fn every_line_the_tool_writes_is_recognised(
+            values in proptest::collection::vec("[a\"\\\\\u{1}\n é\u{2028}:,{}]{0,6}", 4),
+            via in proptest::option::of("[a\"\\\\\u{1} é]{0,4}"),
+            reference in proptest::option::of("[a\"\\\\\u{1} é]{1,4}"),
+        ) {
+            use crate::json::quote;
+            let mut line = format!(
+                "{{\"ts\": {}, \"from\": {}, \"type\": {}, \"msg\": {}",
+                quote(&values[0]), quote(&values[1]), quote(&values[2]), quote(&values[3])
+            );
+            if let Some(v) = &via {
+                line.push_str(&format!(", \"via\": {}", quote(v)));
+            }
+            if let Some(r) = &reference {
+                line.push_str(&format!(", \"ref\": {}", quote(r)));
+            }
+            let extra = line.clone() + ", \"zz\": 1}";
+            line.push('}');
+            let compact = line.replacen(", \"from\": ", ",\"from\": ", 1);
+            for (text, written) in [(&line, true), (&compact, false), (&extra, false)] {
+                let m = Message::new(json::parse(text.as_bytes()).expect("the line parses"));
+                proptest::prop_assert_eq!(tool_serialised(&m, text), written, "{:?}", text);
+            }
+        }
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
         let Some(m) = line.message() else { continue };
         if matches!(m.kind(), "verify" | "challenge") {
             evidence += 1;
-            if m.reference.as_deref().is_none_or(str::is_empty) {
+            if m.field("ref").is_none_or(str::is_empty) {
                 e1.push(on_line(
                     &E1_REF_MISSING,
                     line,
@@ -137,7 +137,7 @@ pub(crate) fn check(t: &Transcript<'_>) -> Vec<CheckResult> {
                 ));
             }
         }
-        let Some(r) = m.reference.as_deref().filter(|r| !r.is_empty()) else { continue };
+        let Some(r) = m.field("ref").filter(|r| !r.is_empty()) else { continue };
         refs += 1;
         let (path, anchor) = r.split_once('#').map_or((r, None), |(p, a)| (p, Some(a)));
         let (path, lined) = line_form(path);

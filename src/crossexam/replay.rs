@@ -93,7 +93,7 @@ pub(crate) fn note_of(content: &Content) -> Option<PhaseNote> {
     if m.kind() != "info" {
         return None;
     }
-    phase_note(m.msg.as_deref()?)?.ok()
+    phase_note(m.field("msg")?)?.ok()
 }
 
 /// Replays `bus` from blind (`cxam init` writes no note).

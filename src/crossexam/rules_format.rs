@@ -151,10 +151,10 @@ fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &m
     if !problems.is_empty() {
         f[0].push(on_line(&F5_FIELDS, line, problems.join("; ")));
     }
-    if let Some(kind) = m.kind.as_deref().filter(|k| !TYPES.contains(k)) {
+    if let Some(kind) = m.field("type").filter(|k| !TYPES.contains(k)) {
         f[1].push(on_line(&F6_TYPE, line, format!("type {kind:?} is not one of {}", TYPES.join(", "))));
     }
-    if let Some(from) = m.from.as_deref().filter(|s| !valid_seat(s)) {
+    if let Some(from) = m.sender().filter(|s| !valid_seat(s)) {
         let r = on_line(
             &F7_SEAT,
             line,
@@ -162,13 +162,13 @@ fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &m
         );
         f[2].push(if t.legacy { at_level(r, Level::Warning) } else { r });
     }
-    if let Some(n) = m.msg.as_deref().map(|s| s.chars().count()).filter(|n| *n > 1200) {
+    if let Some(n) = m.field("msg").map(|s| s.chars().count()).filter(|n| *n > 1200) {
         f[3].push(on_line(&F8_LENGTH, line, format!("msg has {n} code points (limit 1200)")).with("codePoints", n));
     }
-    if let Some(via) = m.via.as_deref().filter(|v| !matches!(*v, "api" | "clipboard")) {
+    if let Some(via) = m.field("via").filter(|v| !matches!(*v, "api" | "clipboard")) {
         f[4].push(on_line(&F9_VIA, line, format!("via {via:?} is not api or clipboard")));
     }
-    if let Some(ts) = m.ts.as_deref().filter(|ts| parse_timestamp(ts).is_none()) {
+    if let Some(ts) = m.ts().filter(|ts| parse_timestamp(ts).is_none()) {
         f[5].push(on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset")));
     }
     if !line.text.as_deref().is_some_and(|text| tool_serialised(m, text)) {
@@ -186,11 +186,11 @@ fn fields(t: &Transcript<'_>) -> Vec<CheckResult> {
     for line in &t.bus.lines {
         let Some(m) = line.message() else { continue };
         judged[0] += 1;
-        judged[1] += usize::from(m.kind.is_some());
-        judged[2] += usize::from(m.from.is_some());
-        judged[3] += usize::from(m.msg.is_some());
-        judged[4] += usize::from(m.via.is_some());
-        judged[5] += usize::from(m.ts.is_some());
+        judged[1] += usize::from(m.field("type").is_some());
+        judged[2] += usize::from(m.sender().is_some());
+        judged[3] += usize::from(m.field("msg").is_some());
+        judged[4] += usize::from(m.field("via").is_some());
+        judged[5] += usize::from(m.ts().is_some());
         judged[6] += 1;
         message_rules(t, line, m, &mut f);
     }

@@ -73,14 +73,15 @@ fn marker(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 /// Seats that argued: `from` of every claim, verify, challenge or concede.
-pub(crate) fn arguing_seats(t: &Transcript<'_>) -> BTreeSet<String> {
-    t.bus
-        .lines
-        .iter()
-        .filter_map(|l| l.message())
-        .filter(|m| ARGUING.contains(&m.kind()))
-        .filter_map(|m| m.from.as_deref().map(str::to_owned))
-        .collect()
+pub(crate) fn arguing_seats<'t>(t: &'t Transcript<'_>) -> BTreeSet<&'t str> {
+    // Inserted one by one, not collected: a collect sorts every message of a huge bus.
+    let mut out = BTreeSet::new();
+    for m in t.bus.lines.iter().filter_map(|l| l.message()).filter(|m| ARGUING.contains(&m.kind())) {
+        if let Some(from) = m.sender() {
+            out.insert(from);
+        }
+    }
+    out
 }
 
 fn notes(t: &Transcript<'_>) -> Vec<CheckResult> {
@@ -90,13 +91,13 @@ fn notes(t: &Transcript<'_>) -> Vec<CheckResult> {
     for line in &t.bus.lines {
         let Some(m) = line.message() else { continue };
         if m.kind() == "info"
-            && let Some(Err(why)) = m.msg.as_deref().and_then(phase_note)
+            && let Some(Err(why)) = m.field("msg").and_then(phase_note)
         {
             shaped += 1;
             p2.push(on_line(
                 &P2_NOTE_SHAPE,
                 line,
-                format!("{:?} is not a phase note the tool writes: {why}", m.msg.as_deref().unwrap_or("")),
+                format!("{:?} is not a phase note the tool writes: {why}", m.field("msg").unwrap_or("")),
             ));
         }
         if m.from() == "moderator" && m.kind() != "info" {
@@ -220,7 +221,7 @@ fn claims_per_window(t: &Transcript<'_>) -> Vec<CheckResult> {
 }
 
 fn ts_of(t: &Transcript<'_>, i: usize) -> String {
-    t.bus.lines[i].message().and_then(|m| m.ts.as_deref()).unwrap_or_default().to_owned()
+    t.bus.lines[i].message().and_then(|m| m.ts()).unwrap_or_default().to_owned()
 }
 
 fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Findings, r2: &mut Findings) {

@@ -75,9 +75,20 @@ fn concessions(t: &Transcript<'_>) -> Vec<CheckResult> {
 
 /// Seats that claimed on the bus and never conceded.
 pub(crate) fn standing_claimants(t: &Transcript<'_>) -> BTreeSet<String> {
-    let msgs: Vec<_> = t.bus.lines.iter().filter_map(|l| l.message()).collect();
-    let conceded: BTreeSet<&str> = msgs.iter().filter(|m| m.kind() == "concede").map(|m| m.from()).collect();
-    msgs.iter().filter(|m| m.kind() == "claim" && !conceded.contains(m.from())).map(|m| m.from().to_owned()).collect()
+    let msgs = || t.bus.lines.iter().filter_map(|l| l.message());
+    // Inserted one by one, not collected: a collect sorts every message of a huge bus, and
+    // copies each claimant's name once per claim.
+    let mut conceded: BTreeSet<&str> = BTreeSet::new();
+    for m in msgs().filter(|m| m.kind() == "concede") {
+        conceded.insert(m.from());
+    }
+    let mut out = BTreeSet::new();
+    for m in msgs().filter(|m| m.kind() == "claim" && !conceded.contains(m.from())) {
+        if !out.contains(m.from()) {
+            out.insert(m.from().to_owned());
+        }
+    }
+    out
 }
 
 /// Whether `name` occurs in `text` as a whole word (case-insensitive).
@@ -435,8 +446,7 @@ fn regressions(t: &Transcript<'_>) -> Vec<CheckResult> {
         if t.replay.stages[i] == Stage::Revealed {
             continue;
         }
-        let Some(at) = line.message().and_then(|m| m.ts.as_deref()).and_then(parse_timestamp).map(|x| x.micros())
-        else {
+        let Some(at) = line.message().and_then(|m| m.ts()).and_then(parse_timestamp).map(|x| x.micros()) else {
             continue;
         };
         if let Some((p, before)) = prev {

@@ -80,8 +80,8 @@ pub fn records_of(bus: &super::bus::Bus) -> Vec<CycleRecord> {
             number: Some(line.tool as u64),
             decision: Some(kind.to_owned()),
             model: Some(seat.clone()),
-            started_at: m.ts.as_deref().map(str::to_owned),
-            completed_at: m.ts.as_deref().map(str::to_owned),
+            started_at: m.ts().map(str::to_owned),
+            completed_at: m.ts().map(str::to_owned),
             findings: Some(Vec::new()),
             verified_closed: Some(Vec::new()),
             ..CycleRecord::default()

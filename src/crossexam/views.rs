@@ -32,7 +32,11 @@ pub(crate) fn seats(t: &Transcript<'_>) -> BTreeMap<String, SeatRow> {
         if !super::judge::ARGUING.contains(&kind) {
             continue;
         }
-        let row = out.entry(m.from().to_owned()).or_default();
+        // A seat's name is copied once, not once per message.
+        let row = match out.get_mut(m.from()) {
+            Some(row) => row,
+            None => out.entry(m.from().to_owned()).or_default(),
+        };
         match kind {
             "claim" => {
                 row.claims += 1;

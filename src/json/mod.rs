@@ -14,6 +14,7 @@ mod value;
 mod write;
 
 pub use parse::{Error, ErrorKind, Limits, parse, parse_with};
+pub(crate) use parse::{Field, Fields, parse_fields};
 pub use value::{Number, Value};
 pub use write::{canonical, canonical_chunks, python_pretty, quote, to_serde};
 

@@ -1,5 +1,6 @@
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::value::{Number, Value};
 
@@ -110,6 +111,65 @@ pub(super) fn parse_mode(bytes: &[u8], limits: Limits, fast: bool) -> Result<Val
         return Err(p.error(ErrorKind::TrailingData));
     }
     Ok(value)
+}
+
+/// What [`parse_fields`] keeps of a top-level object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fields<'a, const N: usize> {
+    /// How many keys the object has.
+    pub(crate) keys: usize,
+    /// The value of each of the names asked for, in their order, when the key is present.
+    pub(crate) values: [Option<Field<'a>>; N],
+}
+
+/// The value of a key [`parse_fields`] was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Field<'a> {
+    /// A string: borrowed from the text when it holds no escape.
+    Str(Cow<'a, str>),
+    /// Any other value.
+    Other(Value),
+}
+
+#[cfg(test)]
+impl Field<'_> {
+    /// The value [`parse`] reads.
+    #[must_use]
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Field::Str(s) => Value::String(s.into_owned()),
+            Field::Other(v) => v,
+        }
+    }
+}
+
+/// [`parse`] of a document of which only a few keys of the top-level object are read (a
+/// CrossExam bus line): accepts and refuses exactly what [`parse`] does, with the same error
+/// at the same place, but builds no map for the top level and copies no key without escapes.
+/// `Ok(None)` is a valid document that is not an object.
+///
+/// # Errors
+/// As [`parse`].
+pub(crate) fn parse_fields<'a, const N: usize>(
+    text: &'a str,
+    names: &[&str; N],
+) -> Result<Option<Fields<'a, N>>, Error> {
+    let mut p = Parser { text, pos: 0, limits: Limits::default(), fast: true };
+    if text.starts_with('\u{feff}') {
+        return Err(p.error(ErrorKind::ByteOrderMark));
+    }
+    p.skip_ws();
+    let fields = if p.peek() == Some(b'{') {
+        Some(p.fields(names)?)
+    } else {
+        p.value(0)?;
+        None
+    };
+    p.skip_ws();
+    if p.pos != text.len() {
+        return Err(p.error(ErrorKind::TrailingData));
+    }
+    Ok(fields)
 }
 
 fn position(text: &str, byte: usize) -> (usize, usize) {
@@ -410,5 +470,81 @@ impl Parser<'_> {
                 other => return Err(self.error(ErrorKind::ControlCharacter(u32::from(other)))),
             }
         }
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// [`Self::object`] at the top level for [`parse_fields`]: the same grammar, the same
+    /// duplicate-key rule (a comparison with the previous key while keys arrive sorted, a set
+    /// after), and the same errors at the same places; values of other keys are parsed (their
+    /// errors and depth count) and dropped at once.
+    fn fields<const N: usize>(&mut self, names: &[&str; N]) -> Result<Fields<'a, N>, Error> {
+        self.enter(1)?;
+        self.pos += 1;
+        let mut fields = Fields { keys: 0, values: std::array::from_fn(|_| None) };
+        let mut sorted: Vec<Cow<'a, str>> = Vec::new();
+        let mut set: Option<BTreeSet<Cow<'a, str>>> = None;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(fields);
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let key_pos = self.pos;
+            let key = self.key()?;
+            self.skip_ws();
+            self.expect(b':')?;
+            self.skip_ws();
+            let slot = names.iter().position(|n| *n == key);
+            let value = match (slot, self.peek()) {
+                (Some(_), Some(b'"')) => Field::Str(self.key()?),
+                _ => Field::Other(self.value(1)?),
+            };
+            if set.is_none() && sorted.last().is_none_or(|last| *last < key) {
+                sorted.push(key);
+            } else {
+                let s = set.get_or_insert_with(|| std::mem::take(&mut sorted).into_iter().collect());
+                if s.contains(&key) {
+                    self.pos = key_pos;
+                    return Err(self.error(ErrorKind::DuplicateKey(key.into_owned())));
+                }
+                s.insert(key);
+            }
+            fields.keys += 1;
+            if let Some(i) = slot {
+                fields.values[i] = Some(value);
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(fields);
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    /// A string (a key, or the value of a named key): borrowed from the text when it has no
+    /// escape (see [`Self::plain_string`]).
+    fn key(&mut self) -> Result<Cow<'a, str>, Error> {
+        self.pos += 1;
+        let text: &'a str = self.text;
+        let start = self.pos;
+        let end =
+            text.as_bytes().get(start..).and_then(|b| b.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20));
+        if let Some(len) = end
+            && text.as_bytes()[start + len] == b'"'
+            && let Some(key) = text.get(start..start + len)
+        {
+            self.pos = start + len + 1;
+            return Ok(Cow::Borrowed(key));
+        }
+        self.decoded_string().map(Cow::Owned)
     }
 }

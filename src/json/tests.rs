@@ -99,6 +99,10 @@ fn arb_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Keys for `fields_agree_with_the_whole_parse`: `ts` twice over (once escaped), a key that
+/// sorts before and one after it, a non-ASCII one, and one with an escaped quote.
+const KEYS: [&str; 6] = ["ts", "t\\u0073", "a", "zz", "é", "\\\"q"];
+
 proptest! {
     #[test]
     fn canonical_and_pretty_round_trip(v in arb_value()) {
@@ -139,6 +143,31 @@ proptest! {
                 parse::parse_mode(bytes, Limits::default(), true),
                 parse::parse_mode(bytes, Limits::default(), false)
             );
+        }
+    }
+
+    /// `parse_fields` accepts and refuses as `parse` does, with the same error at the same
+    /// place, and keeps what `parse`'s object holds for the names: on objects whose keys repeat
+    /// (also under an escape: `t\u0073` is `ts`), arrive out of order and hold any values,
+    /// cut anywhere, and on soups of JSON fragments.
+    #[test]
+    fn fields_agree_with_the_whole_parse(
+        pairs in prop::collection::vec((0..KEYS.len(), arb_value(), 0..3usize), 0..8),
+        soup in prop::collection::vec(prop_oneof![
+            Just("{"), Just("}"), Just("["), Just("]"), Just(":"), Just(","), Just(" "), Just("\"\""),
+            Just("\"ts\""), Just("\"t\\u0073\""), Just("\"a\""), Just("1"), Just("null"), Just("\u{feff}"),
+        ], 0..24),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let space = ["", " ", "\n\t"];
+        let body: Vec<String> = pairs.iter().map(|(k, v, w)| format!("{}\"{}\"{}:{}", space[*w], KEYS[*k], space[*w], canonical(v))).collect();
+        let doc = format!("{{{}}}", body.join(","));
+        let soup = soup.concat();
+        for text in [doc.as_str(), &doc[..doc.floor_char_boundary(cut.index(doc.len() + 1))], soup.as_str()] {
+            let names = ["ts", "a", "é"];
+            let whole = parse(text.as_bytes()).map(|v| v.as_object().map(|o| (o.len(), names.map(|n| o.get(n).cloned()))));
+            let fields = parse_fields(text, &names).map(|f| f.map(|f| (f.keys, f.values.map(|v| v.map(Field::into_value)))));
+            prop_assert_eq!(fields, whole, "{:?}", text);
         }
     }
 
