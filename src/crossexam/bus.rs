@@ -266,8 +266,13 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
     // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
-    let count = bytes.iter().filter(|b| **b == b'\n').count() + usize::from(!ends_with_newline);
-    let raw = bytes.split(|b| *b == b'\n').take(count);
+    let count = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!ends_with_newline);
+    let mut cut = 0;
+    let raw = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())).take(count).map(|end| {
+        let seg = &bytes[cut..end];
+        cut = end + 1;
+        seg
+    });
     let mut lines = Vec::with_capacity(count);
     let mut tool = 1;
     let mut offset = 0;
@@ -285,7 +290,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
                 let mut separators = 0;
                 // Every separator is a C0 control or starts with byte C2 (U+0085) or E2
                 // (U+2028/9): a line with none of these bytes, nearly every line, holds none.
-                if !body.iter().all(|&b| b >= 0x20 && b != 0xC2 && b != 0xE2) {
+                // Without a short cut, so that the scan runs on whole vector registers.
+                if body.iter().fold(false, |any, &b| any | (b < 0x20) | (b == 0xC2) | (b == 0xE2)) {
                     for c in text.chars() {
                         if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
                             separators += 1;
