@@ -348,15 +348,23 @@ pub fn crossexam_bus(data: &[u8]) {
     let parsed = bus::parse(bus_bytes);
     assert_eq!(parsed, bus::parse(bus_bytes), "splitting is a function of the bytes");
     let mut next = 1;
-    for (i, l) in parsed.lines.iter().enumerate() {
+    for ((i, l), seg) in parsed.lines.iter().enumerate().zip(bus_bytes.split(|b| *b == b'\n')) {
         assert_eq!((l.physical, l.tool), (i + 1, next), "numbers run on");
-        assert_eq!(l.text.is_none(), matches!(l.content, bus::Content::NotUtf8(_)), "undecodable lines stay undecoded");
-        // The field reader decides as the whole parse would.
-        let whole = l.text.as_deref().map(|t| json::parse(t.as_bytes()));
-        match (&l.content, whole) {
-            (bus::Content::Message(m), Some(Ok(v))) => assert_eq!(**m, bus::Message::new(v), "fields as the object's"),
+        let is_message = matches!(l.content, bus::Content::Message(_));
+        let undecodable = matches!(l.content, bus::Content::NotUtf8(_));
+        assert_eq!(l.text.is_none(), undecodable || is_message, "text kept for lines that are no message");
+        assert!(is_message || !l.tool_form, "only a message is in the tool's form");
+        // The field reader decides as the whole parse would, and the tool's form is judged on
+        // the line's own text.
+        let line_text = std::str::from_utf8(seg).ok();
+        let line_text = line_text.map(|t| if l.crlf { t.strip_suffix('\r').unwrap_or(t) } else { t });
+        match (&l.content, line_text.map(|t| (t, json::parse(t.as_bytes())))) {
+            (bus::Content::Message(m), Some((t, Ok(v)))) => {
+                assert_eq!(**m, bus::Message::new(v), "fields as the object's");
+                assert_eq!(l.tool_form, bus::tool_serialised(m, t), "the tool's form of the line's own text");
+            }
             (bus::Content::Message(_), _) => panic!("a message line that the whole parse refuses"),
-            (bus::Content::Malformed, Some(w)) => assert!(!matches!(w, Ok(Value::Object(_))), "an object refused"),
+            (bus::Content::Malformed, Some((_, w))) => assert!(!matches!(w, Ok(Value::Object(_))), "an object refused"),
             _ => {}
         }
         next += l.pieces;

@@ -200,8 +200,13 @@ pub struct Line {
     /// How many pieces the tool splits this line into (1 unless it holds a splitlines
     /// character; 0 only for a last line ending in one without a final newline).
     pub pieces: usize,
-    /// The line's text without its line end, when it is UTF-8.
+    /// The line's text without its line end, when it is UTF-8 and no message (a message's
+    /// fields are kept, and whether its text is the tool's is `tool_form`: a bus is nearly all
+    /// messages, and a copy of each would double what a replay holds).
     pub text: Option<Box<str>>,
+    /// Whether the line is a message written byte for byte as the tool writes it
+    /// ([`tool_serialised`], rule F11).
+    pub tool_form: bool,
     /// Whether the line ended in CRLF.
     pub crlf: bool,
     /// The distinct splitlines characters it holds besides its line end (`pieces` counts every
@@ -309,13 +314,18 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
                         Ok(None) | Err(_) => Content::Malformed,
                     }
                 };
-                Line { physical: i + 1, tool, pieces, text: Some(text.into()), crlf, drift, content }
+                let (tool_form, text) = match &content {
+                    Content::Message(m) => (tool_serialised(m, text), None),
+                    _ => (false, Some(text.into())),
+                };
+                Line { physical: i + 1, tool, pieces, text, tool_form, crlf, drift, content }
             }
             Err(e) => Line {
                 physical: i + 1,
                 tool,
                 pieces: 1,
                 text: None,
+                tool_form: false,
                 crlf,
                 drift: Drift::default(),
                 content: Content::NotUtf8(start + e.valid_up_to()),

@@ -1,6 +1,6 @@
 //! Rules F1–F11: framing and schema of the bus, `task.md` and the envelopes.
 
-use super::bus::{Content, Line, tool_serialised, valid_seat};
+use super::bus::{Content, Line, valid_seat};
 use super::checks::{
     F1_UTF8, F2_LINE_END, F3_PARSE, F4_DRIFT, F5_FIELDS, F6_TYPE, F7_SEAT, F8_LENGTH, F9_VIA, F10_TS, F11_FINGERPRINT,
 };
@@ -171,7 +171,7 @@ fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &m
     if let Some(ts) = m.ts().filter(|ts| parse_timestamp(ts).is_none()) {
         f[5].push(on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset")));
     }
-    if !line.text.as_deref().is_some_and(|text| tool_serialised(m, text)) {
+    if !line.tool_form {
         f[6].push(on_line(
             &F11_FINGERPRINT,
             line,
