@@ -350,14 +350,13 @@ pub fn crossexam_bus(data: &[u8]) {
     let mut next = 1;
     for ((i, l), seg) in parsed.lines.iter().enumerate().zip(bus_bytes.split(|b| *b == b'\n')) {
         assert_eq!((l.physical, l.tool), (i + 1, next), "numbers run on");
-        let is_message = matches!(l.content, bus::Content::Message(_));
-        let undecodable = matches!(l.content, bus::Content::NotUtf8(_));
-        assert_eq!(l.text.is_none(), undecodable || is_message, "text kept for lines that are no message");
-        assert!(is_message || !l.tool_form, "only a message is in the tool's form");
+        assert_eq!(l.text.is_none(), matches!(l.content, bus::Content::NotUtf8(_)), "undecodable lines stay undecoded");
+        assert!(matches!(l.content, bus::Content::Message(_)) || !l.tool_form, "only a message is in the tool's form");
         // The field reader decides as the whole parse would, and the tool's form is judged on
         // the line's own text.
         let line_text = std::str::from_utf8(seg).ok();
         let line_text = line_text.map(|t| if l.crlf { t.strip_suffix('\r').unwrap_or(t) } else { t });
+        assert_eq!(l.text, line_text, "the text is the physical line's, without its line end");
         match (&l.content, line_text.map(|t| (t, json::parse(t.as_bytes())))) {
             (bus::Content::Message(m), Some((t, Ok(v)))) => {
                 assert_eq!(**m, bus::Message::new(v), "fields as the object's");

@@ -3,6 +3,8 @@
 //!
 //! Pure functions of the bytes, so the fuzz target `crossexam_bus` runs exactly this.
 
+use std::borrow::Cow;
+
 use crate::json::{self, Value};
 
 /// Characters `str.splitlines()` ends a line on besides LF (CR comes from universal newlines
@@ -12,7 +14,7 @@ pub(crate) const SPLITLINES_EXTRA: [char; 9] =
 
 /// What a physical line holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Content {
+pub enum Content<'a> {
     /// Empty or whitespace only: the tool skips it, but it uses up a number.
     Blank,
     /// Not UTF-8: the byte offset (in the file) of the first invalid byte.
@@ -22,7 +24,7 @@ pub enum Content {
     Malformed,
     /// A JSON object (boxed: most lines of a hostile bus are not messages, and a line's size is
     /// what the memory budget multiplies).
-    Message(Box<Message>),
+    Message(Box<Message<'a>>),
 }
 
 /// A JSON value's type, in one byte.
@@ -73,66 +75,52 @@ pub(crate) const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"]
 
 /// One message object: the string values of [`FIELDS`] and the JSON type of each field
 /// present. The parsed tree itself is not kept: a line of deep nesting or of thousands of keys
-/// would otherwise stay in memory at several times its size. The strings share one allocation
-/// (a bus holds a message per line, and each allocation is paid again when the bus is freed).
+/// would otherwise stay in memory at several times its size. A string without escapes is
+/// borrowed from the bus bytes (a bus holds a message per line: copies would double what a
+/// replay holds, and each allocation is paid again when the bus is freed).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
+pub struct Message<'a> {
     /// How many keys the object has.
     pub keys: usize,
     /// For each of [`FIELDS`], the JSON type of its value when the key is present.
     pub types: [Option<JsonType>; 6],
-    /// The string values of [`FIELDS`], one after the other.
-    strings: Box<str>,
-    /// Where each field's string ends in `strings` (it starts where the previous one ends);
-    /// a field that is no string is empty there.
-    ends: [usize; 6],
+    /// The value of each of [`FIELDS`] when it is a string.
+    strings: [Option<Cow<'a, str>>; 6],
 }
 
 const TS: usize = 0;
 const FROM: usize = 1;
 const KIND: usize = 2;
 
-impl Message {
+impl<'a> Message<'a> {
     /// Reads the fields of a parsed object.
     #[must_use]
     pub fn new(value: Value) -> Self {
         let keys = value.as_object().map_or(0, |o| o.len());
         let types = FIELDS.map(|k| value.get(k).map(JsonType::of));
-        Message::build(keys, types, FIELDS.map(|k| value.get(k).and_then(Value::as_str)))
+        let strings = FIELDS.map(|k| value.get(k).and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned())));
+        Message { keys, types, strings }
     }
 
     /// What [`json::parse_fields`] kept of a line's object for [`FIELDS`]: [`Message::new`] of
     /// the same object, without the object's map.
-    pub(crate) fn from_fields(fields: &json::Fields<'_, 6>) -> Self {
+    pub(crate) fn from_fields(fields: json::Fields<'a, 6>) -> Self {
         let types = std::array::from_fn(|i| {
             fields.values[i].as_ref().map(|f| match f {
                 json::Field::Str(_) => JsonType::String,
                 json::Field::Other(v) => JsonType::of(v),
             })
         });
-        let strings = std::array::from_fn(|i| match &fields.values[i] {
-            Some(json::Field::Str(s)) => Some(s.as_ref()),
+        let strings = fields.values.map(|v| match v {
+            Some(json::Field::Str(s)) => Some(s),
             _ => None,
         });
-        Message::build(fields.keys, types, strings)
-    }
-
-    fn build(keys: usize, types: [Option<JsonType>; 6], strings: [Option<&str>; 6]) -> Self {
-        let mut all = String::with_capacity(strings.iter().flatten().map(|s| s.len()).sum());
-        let ends = strings.map(|s| {
-            all.push_str(s.unwrap_or(""));
-            all.len()
-        });
-        Message { keys, types, strings: all.into_boxed_str(), ends }
+        Message { keys: fields.keys, types, strings }
     }
 
     /// The value of `FIELDS[i]` when it is a string.
     fn string(&self, i: usize) -> Option<&str> {
-        if self.types[i] != Some(JsonType::String) {
-            return None;
-        }
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.strings.get(start..self.ends[i])
+        self.strings[i].as_deref()
     }
 
     /// The value of `key` (one of [`FIELDS`]) when it is a string.
@@ -192,7 +180,7 @@ impl Drift {
 
 /// One physical line of the bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub struct Line<'a> {
     /// 1-based physical (`\n`) line number.
     pub physical: usize,
     /// The tool's number of the line's first piece (what `cxam` prints as `#N`).
@@ -200,10 +188,8 @@ pub struct Line {
     /// How many pieces the tool splits this line into (1 unless it holds a splitlines
     /// character; 0 only for a last line ending in one without a final newline).
     pub pieces: usize,
-    /// The line's text without its line end, when it is UTF-8 and no message (a message's
-    /// fields are kept, and whether its text is the tool's is `tool_form`: a bus is nearly all
-    /// messages, and a copy of each would double what a replay holds).
-    pub text: Option<Box<str>>,
+    /// The line's text without its line end, when it is UTF-8 (borrowed from the bus bytes).
+    pub text: Option<&'a str>,
     /// Whether the line is a message written byte for byte as the tool writes it
     /// ([`tool_serialised`], rule F11).
     pub tool_form: bool,
@@ -213,13 +199,13 @@ pub struct Line {
     /// occurrence).
     pub drift: Drift,
     /// What it holds.
-    pub content: Content,
+    pub content: Content<'a>,
 }
 
-impl Line {
+impl<'a> Line<'a> {
     /// The message, when the line is one.
     #[must_use]
-    pub fn message(&self) -> Option<&Message> {
+    pub fn message(&self) -> Option<&Message<'a>> {
         match &self.content {
             Content::Message(m) => Some(m),
             _ => None,
@@ -239,9 +225,9 @@ impl Line {
 
 /// The bus as read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Bus {
+pub struct Bus<'a> {
     /// Physical lines, in order.
-    pub lines: Vec<Line>,
+    pub lines: Vec<Line<'a>>,
     /// Lines the tool counts (its last `#N`, and the bound for cursors).
     pub tool_count: usize,
     /// Whether the file is empty or ends with `\n`.
@@ -250,7 +236,7 @@ pub struct Bus {
     pub bom: bool,
 }
 
-impl Bus {
+impl Bus<'_> {
     /// Whether the file mixes LF and CRLF line ends.
     #[must_use]
     pub fn mixed_line_ends(&self) -> bool {
@@ -267,7 +253,7 @@ fn python_space(c: char) -> bool {
 
 /// Splits and numbers `bytes` as the tool does, parsing each physical line strictly.
 #[must_use]
-pub(crate) fn parse(bytes: &[u8]) -> Bus {
+pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
     // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
@@ -310,15 +296,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus {
                     Content::Blank
                 } else {
                     match json::parse_fields(text, &FIELDS) {
-                        Ok(Some(fields)) => Content::Message(Box::new(Message::from_fields(&fields))),
+                        Ok(Some(fields)) => Content::Message(Box::new(Message::from_fields(fields))),
                         Ok(None) | Err(_) => Content::Malformed,
                     }
                 };
-                let (tool_form, text) = match &content {
-                    Content::Message(m) => (tool_serialised(m, text), None),
-                    _ => (false, Some(text.into())),
-                };
-                Line { physical: i + 1, tool, pieces, text, tool_form, crlf, drift, content }
+                let tool_form = matches!(&content, Content::Message(m) if tool_serialised(m, text));
+                Line { physical: i + 1, tool, pieces, text: Some(text), tool_form, crlf, drift, content }
             }
             Err(e) => Line {
                 physical: i + 1,
@@ -351,7 +334,7 @@ pub(crate) fn malformed_reason(text: &str) -> String {
 /// §2.1): `ts, from, type, msg[, ref]` or `ts, from, type, msg, via[, ref]`, `", "` and `": "`
 /// separators, non-ASCII raw.
 #[must_use]
-pub(crate) fn tool_serialised(m: &Message, text: &str) -> bool {
+pub(crate) fn tool_serialised(m: &Message<'_>, text: &str) -> bool {
     let (Some(ts), Some(from), Some(kind), Some(msg)) = (m.ts(), m.sender(), m.field("type"), m.field("msg")) else {
         return false;
     };

@@ -13,7 +13,7 @@ pub(crate) struct Transcript<'a> {
     /// The directory as read.
     pub arena: &'a Arena,
     /// The bus.
-    pub bus: &'a Bus,
+    pub bus: &'a Bus<'a>,
     /// Its replay.
     pub replay: &'a Replay,
     /// Transcripts from before sealed envelopes (0.1.0–0.4.x).

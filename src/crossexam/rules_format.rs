@@ -100,7 +100,7 @@ fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
                 format!(
                     "line {} is not a JSON object ({}); the tool skips it as malformed",
                     line.physical,
-                    super::bus::malformed_reason(line.text.as_deref().unwrap_or(""))
+                    super::bus::malformed_reason(line.text.unwrap_or(""))
                 ),
             )),
             Content::NotUtf8(_) | Content::Message(_) => {}

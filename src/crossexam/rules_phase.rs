@@ -375,7 +375,7 @@ fn envelopes(t: &Transcript<'_>) -> Vec<CheckResult> {
                 Content::NotUtf8(_) => "is not UTF-8".to_owned(),
                 Content::Malformed => format!(
                     "is not a JSON object ({}); the reveal drops it silently",
-                    super::bus::malformed_reason(line.text.as_deref().unwrap_or(""))
+                    super::bus::malformed_reason(line.text.unwrap_or(""))
                 ),
                 Content::Message(m) if m.kind() != "claim" => format!("is a {}, not a claim", m.kind()),
                 Content::Message(m) if m.from() != stem => format!("is signed {:?} in {stem}'s envelope", m.from()),
