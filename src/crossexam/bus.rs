@@ -500,7 +500,8 @@ mod tests {
     proptest::proptest! {
         /// A line written as the tool writes it (`json.dumps` of the fields in the writer's
         /// order, with `quote`'s escapes) is recognised whatever its values hold; the same line
-        /// with one separator written compactly, or with a key more, is not.
+        /// with one separator written compactly, a key more, a trailing space or a character
+        /// escaped that the tool writes raw, is not.
         #[test]
         fn every_line_the_tool_writes_is_recognised(
             values in proptest::collection::vec("[a\"\\\\\u{1}\n é\u{2028}:,{}]{0,6}", 4),
@@ -521,7 +522,11 @@ mod tests {
             let extra = line.clone() + ", \"zz\": 1}";
             line.push('}');
             let compact = line.replacen(", \"from\": ", ",\"from\": ", 1);
-            for (text, written) in [(&line, true), (&compact, false), (&extra, false)] {
+            let trailing = line.clone() + " ";
+            // `\u0061` is an `a` the tool writes raw.
+            let escaped = line.replacen("\"msg\": \"", "\"msg\": \"\\u0061", 1);
+            let cases = [(&line, true), (&compact, false), (&extra, false), (&trailing, false), (&escaped, false)];
+            for (text, written) in cases {
                 let m = Message::new(json::parse(text.as_bytes()).expect("the line parses"));
                 proptest::prop_assert_eq!(tool_serialised(&m, text), written, "{:?}", text);
             }

@@ -73,6 +73,13 @@ fn depth_limit_holds() {
     assert!(matches!(parse(deep.as_bytes()).unwrap_err().kind, ErrorKind::TooDeep(128)));
     let ok = "[".repeat(128) + &"]".repeat(128);
     assert!(parse(ok.as_bytes()).is_ok());
+    // The field reader counts the top-level object as a level, as the whole parse does.
+    for n in [126, 127, 128] {
+        let doc = format!("{{\"a\": {}{}}}", "[".repeat(n), "]".repeat(n));
+        let whole = parse(doc.as_bytes()).map(|v| v.as_object().map(std::collections::BTreeMap::len));
+        assert_eq!(parse_fields(&doc, &["a"]).map(|f| f.map(|f| f.keys)), whole, "{n} arrays in an object");
+        assert_eq!(whole.is_ok(), n < 128);
+    }
 }
 
 #[test]
@@ -160,11 +167,15 @@ proptest! {
         cut in any::<prop::sample::Index>(),
     ) {
         let space = ["", " ", "\n\t"];
-        let body: Vec<String> = pairs.iter().map(|(k, v, w)| format!("{}\"{}\"{}:{}", space[*w], KEYS[*k], space[*w], canonical(v))).collect();
-        let doc = format!("{{{}}}", body.join(","));
+        let body: Vec<String> = pairs
+            .iter()
+            .map(|(k, v, w)| format!("{0}\"{1}\"{0}:{0}{2}{0}", space[*w], KEYS[*k], canonical(v)))
+            .collect();
+        let w = pairs.first().map_or(0, |p| p.2);
+        let doc = format!("{0}{{{0}{1}}}{0}", space[w], body.join(","));
         let soup = soup.concat();
         for text in [doc.as_str(), &doc[..doc.floor_char_boundary(cut.index(doc.len() + 1))], soup.as_str()] {
-            let names = ["ts", "a", "é"];
+            let names = ["ts", "a", "é", "\"q"];
             let whole = parse(text.as_bytes()).map(|v| v.as_object().map(|o| (o.len(), names.map(|n| o.get(n).cloned()))));
             let fields = parse_fields(text, &names).map(|f| f.map(|f| (f.keys, f.values.map(|v| v.map(Field::into_value)))));
             prop_assert_eq!(fields, whole, "{:?}", text);
