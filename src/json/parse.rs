@@ -186,7 +186,7 @@ struct Parser<'a> {
     fast: bool,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn error(&self, kind: ErrorKind) -> Error {
         let (line, column) = position(self.text, self.pos.min(self.text.len()));
         Error { kind, line, column }
@@ -379,27 +379,32 @@ impl Parser<'_> {
     }
 
     fn string(&mut self) -> Result<String, Error> {
+        self.string_cow().map(Cow::into_owned)
+    }
+
+    /// A string, borrowed from the text when it has no escape ([`Self::plain_str`]).
+    fn string_cow(&mut self) -> Result<Cow<'a, str>, Error> {
         self.pos += 1;
         if self.fast
-            && let Some(s) = self.plain_string()
+            && let Some(s) = self.plain_str()
         {
-            return Ok(s);
+            return Ok(Cow::Borrowed(s));
         }
-        self.decoded_string()
+        self.decoded_string().map(Cow::Owned)
     }
 
     /// A string without escapes or control characters (every digest, path and key of a
-    /// receipt) is its bytes: found with a byte scan, copied once. The delimiters are ASCII,
+    /// receipt) is its bytes: found with a byte scan, never decoded. The delimiters are ASCII,
     /// and UTF-8 never uses ASCII bytes inside a multi-byte character, so the scan cannot stop
     /// mid-character. Anything else is left to [`Self::decoded_string`], from the start.
-    fn plain_string(&mut self) -> Option<String> {
-        let bytes = self.text.as_bytes();
+    fn plain_str(&mut self) -> Option<&'a str> {
+        let text: &'a str = self.text;
         let start = self.pos;
-        let len = bytes.get(start..)?.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if bytes[start + len] != b'"' {
+        let len = text.as_bytes().get(start..)?.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if text.as_bytes()[start + len] != b'"' {
             return None;
         }
-        let s = self.text.get(start..start + len)?.to_owned();
+        let s = text.get(start..start + len)?;
         self.pos = start + len + 1;
         Some(s)
     }
@@ -495,13 +500,13 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected());
             }
             let key_pos = self.pos;
-            let key = self.key()?;
+            let key = self.string_cow()?;
             self.skip_ws();
             self.expect(b':')?;
             self.skip_ws();
             let slot = names.iter().position(|n| *n == key);
             let value = match (slot, self.peek()) {
-                (Some(_), Some(b'"')) => Field::Str(self.key()?),
+                (Some(_), Some(b'"')) => Field::Str(self.string_cow()?),
                 _ => Field::Other(self.value(1)?),
             };
             if set.is_none() && sorted.last().is_none_or(|last| *last < key) {
@@ -528,23 +533,5 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected()),
             }
         }
-    }
-
-    /// A string (a key, or the value of a named key): borrowed from the text when it has no
-    /// escape (see [`Self::plain_string`]).
-    fn key(&mut self) -> Result<Cow<'a, str>, Error> {
-        self.pos += 1;
-        let text: &'a str = self.text;
-        let start = self.pos;
-        let end =
-            text.as_bytes().get(start..).and_then(|b| b.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20));
-        if let Some(len) = end
-            && text.as_bytes()[start + len] == b'"'
-            && let Some(key) = text.get(start..start + len)
-        {
-            self.pos = start + len + 1;
-            return Ok(Cow::Borrowed(key));
-        }
-        self.decoded_string().map(Cow::Owned)
     }
 }
