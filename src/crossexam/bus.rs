@@ -75,36 +75,73 @@ pub(crate) const FIELDS: [&str; 6] = ["ts", "from", "type", "msg", "ref", "via"]
 
 /// One message object: the string values of [`FIELDS`] and the JSON type of each field
 /// present. The parsed tree itself is not kept: a line of deep nesting or of thousands of keys
-/// would otherwise stay in memory at several times its size. A string without escapes is
-/// borrowed from the bus bytes (a bus holds a message per line: copies would double what a
-/// replay holds, and each allocation is paid again when the bus is freed).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// would otherwise stay in memory at several times its size. A string without escapes is a
+/// span of the line's text, and the strings with escapes are decoded into one buffer: a bus
+/// holds a message per line, and every byte of a message record is a fresh byte the kernel
+/// zeroes (96 bytes a message, where six borrowed-or-owned strings took 160).
+#[derive(Debug, Clone)]
 pub struct Message<'a> {
+    /// The line's text, which spans without [`Self::decoded_mask`]'s bit point into.
+    text: &'a str,
+    /// The strings that had escapes, decoded, one after the other (no allocation when none).
+    decoded: Box<str>,
+    /// Where the string value of each of [`FIELDS`] lies (meaningful when its type is string).
+    spans: [Span; 6],
     /// How many keys the object has.
     pub keys: usize,
     /// For each of [`FIELDS`], the JSON type of its value when the key is present.
     pub types: [Option<JsonType>; 6],
-    /// The value of each of [`FIELDS`] when it is a string.
-    strings: [Option<Cow<'a, str>>; 6],
+    /// Bit `i`: the string of `FIELDS[i]` lies in [`Self::decoded`], not in the text.
+    decoded_mask: u8,
 }
+
+/// A byte range with 32-bit ends: a bus is at most 64 MiB (`git::MAX_RECORD_BYTES`); a line
+/// over 4 GiB, were one read, is refused as [`Content::Malformed`] ([`MAX_LINE`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// The longest line whose message spans can name.
+pub(crate) const MAX_LINE: usize = u32::MAX as usize;
+
+impl Span {
+    fn of(start: usize, len: usize) -> Option<Span> {
+        Some(Span { start: u32::try_from(start).ok()?, len: u32::try_from(len).ok()? })
+    }
+}
+
+/// Two messages are equal when they hold the same keys, types and strings, wherever the
+/// strings lie (the fuzz target compares a line's message with the whole parse's).
+impl PartialEq for Message<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys == other.keys
+            && self.types == other.types
+            && (0..FIELDS.len()).all(|i| self.string(i) == other.string(i))
+    }
+}
+
+impl Eq for Message<'_> {}
 
 const TS: usize = 0;
 const FROM: usize = 1;
 const KIND: usize = 2;
 
 impl<'a> Message<'a> {
-    /// Reads the fields of a parsed object.
+    /// Reads the fields of a parsed object (`None` only when its strings hold over 4 GiB).
     #[must_use]
-    pub fn new(value: Value) -> Self {
+    pub fn new(value: Value) -> Option<Self> {
         let keys = value.as_object().map_or(0, |o| o.len());
         let types = FIELDS.map(|k| value.get(k).map(JsonType::of));
         let strings = FIELDS.map(|k| value.get(k).and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned())));
-        Message { keys, types, strings }
+        Self::build("", keys, types, strings)
     }
 
-    /// What [`json::parse_fields`] kept of a line's object for [`FIELDS`]: [`Message::new`] of
-    /// the same object, without the object's map.
-    pub(crate) fn from_fields(fields: json::Fields<'a, 6>) -> Self {
+    /// What [`json::parse_fields`] kept of `text`'s object for [`FIELDS`]: [`Message::new`] of
+    /// the same object, without the object's map (`None` only for a line over [`MAX_LINE`]:
+    /// decoding never lengthens a string, so every span of a shorter line fits).
+    pub(crate) fn from_fields(text: &'a str, fields: json::Fields<'a, 6>) -> Option<Self> {
         let types = std::array::from_fn(|i| {
             fields.values[i].as_ref().map(|f| match f {
                 json::Field::Str(_) => JsonType::String,
@@ -115,16 +152,58 @@ impl<'a> Message<'a> {
             Some(json::Field::Str(s)) => Some(s),
             _ => None,
         });
-        Message { keys: fields.keys, types, strings }
+        Self::build(text, fields.keys, types, strings)
+    }
+
+    fn build(
+        text: &'a str,
+        keys: usize,
+        types: [Option<JsonType>; 6],
+        strings: [Option<Cow<'a, str>>; 6],
+    ) -> Option<Self> {
+        let mut spans = [Span::default(); 6];
+        let mut decoded = String::new();
+        let mut decoded_mask = 0;
+        for (i, s) in strings.iter().enumerate() {
+            let Some(s) = s else { continue };
+            // A borrowed string is a slice of `text` (the parser's input): its offset is
+            // where it lies, and the pointer comparison keeps that a checked fact.
+            let offset = (s.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            let borrowed = match s {
+                Cow::Borrowed(b)
+                    if text.get(offset..offset.wrapping_add(b.len())).is_some_and(|t| std::ptr::eq(t, *b)) =>
+                {
+                    Span::of(offset, b.len())
+                }
+                _ => None,
+            };
+            spans[i] = match borrowed {
+                Some(span) => span,
+                None => {
+                    decoded_mask |= 1 << i;
+                    let span = Span::of(decoded.len(), s.len())?;
+                    decoded.push_str(s);
+                    span
+                }
+            };
+        }
+        Some(Message { text, decoded: decoded.into_boxed_str(), spans, keys, types, decoded_mask })
     }
 
     /// The value of `FIELDS[i]` when it is a string.
+    #[inline]
     fn string(&self, i: usize) -> Option<&str> {
-        self.strings[i].as_deref()
+        if self.types[i] != Some(JsonType::String) {
+            return None;
+        }
+        let Span { start, len } = self.spans[i];
+        let from = if self.decoded_mask & (1 << i) != 0 { &*self.decoded } else { self.text };
+        from.get(start as usize..start as usize + len as usize)
     }
 
     /// The value of `key` (one of [`FIELDS`]) when it is a string.
     #[must_use]
+    #[inline]
     pub fn field(&self, key: &str) -> Option<&str> {
         FIELDS.iter().position(|k| *k == key).and_then(|i| self.string(i))
     }
@@ -143,6 +222,7 @@ impl<'a> Message<'a> {
 
     /// The JSON type name of `key`'s value when present (`key` one of [`FIELDS`]).
     #[must_use]
+    #[inline]
     pub fn type_of(&self, key: &str) -> Option<&'static str> {
         FIELDS.iter().position(|k| *k == key).and_then(|i| self.types[i]).map(JsonType::name)
     }
@@ -294,9 +374,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
                 let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
                 let content = if text.chars().all(python_space) {
                     Content::Blank
+                } else if text.len() > MAX_LINE {
+                    Content::Malformed
                 } else {
-                    match json::parse_fields(text, &FIELDS) {
-                        Ok(Some(fields)) => Content::Message(Box::new(Message::from_fields(fields))),
+                    match json::parse_fields(text, &FIELDS).map(|f| f.and_then(|f| Message::from_fields(text, f))) {
+                        Ok(Some(m)) => Content::Message(Box::new(m)),
                         Ok(None) | Err(_) => Content::Malformed,
                     }
                 };
@@ -324,6 +406,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
 /// holds instead of an object. Computed when a finding is written, not kept per line.
 #[must_use]
 pub(crate) fn malformed_reason(text: &str) -> String {
+    if text.len() > MAX_LINE {
+        return "a line over 4 GiB".to_owned();
+    }
     match json::parse(text.as_bytes()) {
         Ok(v) => format!("a JSON {}, not an object", v.type_name()),
         Err(e) => e.to_string(),
@@ -366,8 +451,23 @@ pub(crate) fn tool_serialised(m: &Message<'_>, text: &str) -> bool {
 /// Strips `key` and then `value` as [`crate::json::quote`] writes it from the front of `rest`.
 fn take_field(rest: &mut &str, key: &str, value: &str) -> bool {
     let Some(after_key) = rest.strip_prefix(key) else { return false };
-    // Most values need no escape: then the quoted form is the value between quotes.
-    let after = if value.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if let Some(open) = after_key.strip_prefix('"')
+        && std::ptr::eq(open.as_ptr(), value.as_ptr())
+    {
+        // The value was borrowed from this very place of the line, so it is a run without
+        // quote, backslash or control character that a quote ends: its quoted form is there.
+        return match open.get(value.len()..).and_then(|r| r.strip_prefix('"')) {
+            Some(r) => {
+                *rest = r;
+                true
+            }
+            None => false,
+        };
+    }
+    // Most values need no escape: then the quoted form is the value between quotes. A fold
+    // without a short cut, so that the test runs on whole vector registers.
+    let plain = value.bytes().fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
+    let after = if plain {
         after_key.strip_prefix('"').and_then(|r| r.strip_prefix(value)).and_then(|r| r.strip_prefix('"'))
     } else {
         after_key.strip_prefix(crate::json::quote(value).as_str())
@@ -479,6 +579,25 @@ mod tests {
         assert_eq!(parse(b"").tool_count, 0);
     }
 
+    /// A bus holds a line record and a message per line: their sizes are what a replay's
+    /// fresh memory, and so much of its time, grows with.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn records_stay_small() {
+        assert_eq!(std::mem::size_of::<Message<'_>>(), 96);
+        assert_eq!(std::mem::size_of::<Line<'_>>(), 64);
+    }
+
+    #[test]
+    fn strings_are_spans_of_the_line_or_decoded() {
+        let text = r#"{"ts": "t", "from": "a\u0062", "msg": "x\"y", "via": 1}"#;
+        let bus = parse(text.as_bytes());
+        let m = bus.lines[0].message().expect("message");
+        assert_eq!((m.ts(), m.sender(), m.field("msg"), m.field("via")), (Some("t"), Some("ab"), Some("x\"y"), None));
+        assert_eq!(m.decoded_mask, 0b1010, "from and msg decoded, ts a span");
+        assert_eq!(Some(m), Message::new(json::parse(text.as_bytes()).expect("parses")).as_ref());
+    }
+
     #[test]
     fn invalid_utf8_is_reported_not_replaced() {
         let bus = parse(b"{}\n{\"m\": \"\xff\"}\n");
@@ -527,7 +646,7 @@ mod tests {
             let escaped = line.replacen("\"msg\": \"", "\"msg\": \"\\u0061", 1);
             let cases = [(&line, true), (&compact, false), (&extra, false), (&trailing, false), (&escaped, false)];
             for (text, written) in cases {
-                let m = Message::new(json::parse(text.as_bytes()).expect("the line parses"));
+                let m = Message::new(json::parse(text.as_bytes()).expect("the line parses")).expect("small");
                 proptest::prop_assert_eq!(tool_serialised(&m, text), written, "{:?}", text);
             }
         }

@@ -400,8 +400,11 @@ impl<'a> Parser<'a> {
     fn plain_str(&mut self) -> Option<&'a str> {
         let text: &'a str = self.text;
         let start = self.pos;
-        let len = text.as_bytes().get(start..)?.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if text.as_bytes()[start + len] != b'"' {
+        let rest = text.as_bytes().get(start..)?;
+        // The first quote or backslash by `memchr`, then the control characters before it by a
+        // fold without a short cut (both run on whole vector registers).
+        let len = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[len] != b'"' || rest[..len].iter().fold(false, |any, &b| any | (b < 0x20)) {
             return None;
         }
         let s = text.get(start..start + len)?;
@@ -478,15 +481,21 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// How many keys [`Parser::fields`] checks for duplicates by comparing them one by one.
+const FIRST_KEYS: usize = 8;
+
 impl<'a> Parser<'a> {
     /// [`Self::object`] at the top level for [`parse_fields`]: the same grammar, the same
-    /// duplicate-key rule (a comparison with the previous key while keys arrive sorted, a set
-    /// after), and the same errors at the same places; values of other keys are parsed (their
+    /// duplicate-key rule (past the first [`FIRST_KEYS`], a comparison with the previous key
+    /// while keys arrive sorted, a set after), and the same errors at the same places; values of other keys are parsed (their
     /// errors and depth count) and dropped at once.
     fn fields<const N: usize>(&mut self, names: &[&str; N]) -> Result<Fields<'a, N>, Error> {
         self.enter(1)?;
         self.pos += 1;
         let mut fields = Fields { keys: 0, values: std::array::from_fn(|_| None) };
+        // The first keys are compared one by one on the stack: a bus line has four to six, out
+        // of order, and a set per line was a tenth of the replay. Past them, `object`'s rule.
+        let mut first: [Option<Cow<'a, str>>; FIRST_KEYS] = Default::default();
         let mut sorted: Vec<Cow<'a, str>> = Vec::new();
         let mut set: Option<BTreeSet<Cow<'a, str>>> = None;
         self.skip_ws();
@@ -509,15 +518,31 @@ impl<'a> Parser<'a> {
                 (Some(_), Some(b'"')) => Field::Str(self.string_cow()?),
                 _ => Field::Other(self.value(1)?),
             };
-            if set.is_none() && sorted.last().is_none_or(|last| *last < key) {
-                sorted.push(key);
-            } else {
-                let s = set.get_or_insert_with(|| std::mem::take(&mut sorted).into_iter().collect());
-                if s.contains(&key) {
+            if fields.keys < FIRST_KEYS {
+                if first[..fields.keys].iter().flatten().any(|k| *k == key) {
                     self.pos = key_pos;
                     return Err(self.error(ErrorKind::DuplicateKey(key.into_owned())));
                 }
-                s.insert(key);
+                first[fields.keys] = Some(key);
+            } else {
+                if fields.keys == FIRST_KEYS {
+                    let known: Vec<Cow<'a, str>> = first.iter_mut().filter_map(Option::take).collect();
+                    if known.is_sorted_by(|a, b| a < b) {
+                        sorted = known;
+                    } else {
+                        set = Some(known.into_iter().collect());
+                    }
+                }
+                if set.is_none() && sorted.last().is_none_or(|last| *last < key) {
+                    sorted.push(key);
+                } else {
+                    let s = set.get_or_insert_with(|| std::mem::take(&mut sorted).into_iter().collect());
+                    if s.contains(&key) {
+                        self.pos = key_pos;
+                        return Err(self.error(ErrorKind::DuplicateKey(key.into_owned())));
+                    }
+                    s.insert(key);
+                }
             }
             fields.keys += 1;
             if let Some(i) = slot {

@@ -41,7 +41,9 @@ pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        // At most four digits: no overflow. A fold, not `str::parse`: a replay reads a
+        // timestamp per bus line.
+        Some(part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
     };
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' {
         return None;
@@ -63,9 +65,8 @@ pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
             return None;
         }
         // Python keeps six digits; more are truncated, fewer padded.
-        let frac = &s[start..end];
-        let six: String = frac.chars().chain(std::iter::repeat('0')).take(6).collect();
-        micros = six.parse().ok()?;
+        let digits = b[start..end].iter().map(|d| i64::from(d - b'0')).chain(std::iter::repeat(0));
+        micros = digits.take(6).fold(0, |n, d| n * 10 + d);
         i = end;
     }
     let offset_seconds = match b.get(i) {
@@ -131,6 +132,45 @@ mod tests {
         assert!((a.minutes_until(b) - 340.0 / 60.0).abs() < 1e-12);
         assert_eq!(parse_timestamp("1970-01-01T00:00:00Z").map(Timestamp::micros), Some(0));
         assert!(parse_timestamp("2024-02-29T00:00:00Z").is_some());
+    }
+
+    /// The arithmetic the digits replaced: `str::parse` of each part, the fraction as a
+    /// `String` padded to six digits.
+    fn by_str_parse(s: &str) -> Option<(i64, i64, i64, i64, i64, i64, i64)> {
+        let part = |r: std::ops::Range<usize>| -> Option<i64> {
+            let p = s.get(r)?;
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            p.parse().ok()
+        };
+        let frac = s.get(20..).map(|f| f.bytes().take_while(u8::is_ascii_digit).map(char::from).collect::<String>());
+        let six: String = frac.unwrap_or_default().chars().chain(std::iter::repeat('0')).take(6).collect();
+        Some((part(0..4)?, part(5..7)?, part(8..10)?, part(11..13)?, part(14..16)?, part(17..19)?, six.parse().ok()?))
+    }
+
+    proptest::proptest! {
+        /// Parts read by folding digits are the parts `str::parse` reads.
+        #[test]
+        fn digits_are_read_as_str_parse_reads_them(
+            s in "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})",
+        ) {
+            let Some((y, mo, d, h, mi, sec, micros)) = by_str_parse(&s) else { return Ok(()) };
+            let zone = s.get(19..).map(|z| z.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit())).unwrap_or("");
+            let offset = match zone.as_bytes() {
+                [b'Z'] => Some(0),
+                [sign, h1, h2, b':', m1, m2] => {
+                    let (oh, om) = (i64::from((h1 - b'0') * 10 + (h2 - b'0')), i64::from((m1 - b'0') * 10 + (m2 - b'0')));
+                    (oh <= 23 && om <= 59).then_some(if *sign == b'+' { oh * 3600 + om * 60 } else { -(oh * 3600 + om * 60) })
+                }
+                _ => None,
+            };
+            let valid = (1..=12).contains(&mo) && h <= 23 && mi <= 59 && sec <= 59 && d >= 1 && d <= days_in_month(y, mo);
+            let expected = offset.filter(|_| valid).map(|off| {
+                (days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - off) * 1_000_000 + micros
+            });
+            proptest::prop_assert_eq!(parse_timestamp(&s).map(Timestamp::micros), expected, "{}", s);
+        }
     }
 
     #[test]
