@@ -117,14 +117,21 @@ fn judge_into(report: &mut Report, arena: &load::Arena, legacy: bool, history: V
 }
 
 fn add_stats(report: &mut Report, t: &judge::Transcript<'_>) {
-    let msgs: Vec<&bus::Message> = t.bus.lines.iter().filter_map(|l| l.message()).collect();
-    let count = |k: &str| msgs.iter().filter(|m| m.kind() == k).count();
+    const KINDS: [&str; 5] = ["claim", "verify", "challenge", "concede", "info"];
+    // One pass over the bus, without a list of its messages.
+    let (mut messages, mut counts) = (0usize, [0usize; KINDS.len()]);
+    for m in t.bus.lines.iter().filter_map(|l| l.message()) {
+        messages += 1;
+        if let Some(k) = KINDS.iter().position(|k| *k == m.kind()) {
+            counts[k] += 1;
+        }
+    }
     let s = &mut report.stats;
     s.insert("physicalLines".into(), t.bus.lines.len().into());
     s.insert("toolLines".into(), t.bus.tool_count.into());
-    s.insert("messages".into(), msgs.len().into());
-    for k in ["claim", "verify", "challenge", "concede", "info"] {
-        s.insert(format!("{k}s"), count(k).into());
+    s.insert("messages".into(), messages.into());
+    for (k, n) in KINDS.iter().zip(counts) {
+        s.insert(format!("{k}s"), n.into());
     }
     s.insert("seats".into(), json!(views::seats(t).keys().collect::<Vec<_>>()));
     s.insert("revealBlocks".into(), t.replay.blocks.len().into());

@@ -100,26 +100,24 @@ pub(crate) fn note_of(content: &Content) -> Option<PhaseNote> {
 #[must_use]
 pub(crate) fn replay(bus: &Bus) -> Replay {
     let mut blocks = Vec::new();
-    // Parsed lines so far, and where among them the latest phase note is: a block reaches back
-    // to that note at most (the note itself, an info, then fails R1), so blocks do not overlap
-    // and a note announcing a huge count costs no more than the lines since the last note.
-    let mut parsed: Vec<usize> = Vec::new();
+    // A block is the parsed lines just before its note, reaching back to the latest phase note
+    // at most (the note itself, an info, then fails R1): found by walking back from the note,
+    // so blocks do not overlap, a note announcing a huge count costs no more than the lines
+    // since the last note, and no list of every parsed line is kept.
     let mut since = 0;
     for (i, line) in bus.lines.iter().enumerate() {
         let note = note_of(&line.content);
         if let Some(PhaseNote { phase: Phase::Debate, revealed: Some(n) }) = note {
-            let take = usize::try_from(n).unwrap_or(usize::MAX).min(parsed.len() - since);
-            let members = parsed[parsed.len() - take..].to_vec();
+            let want = usize::try_from(n).unwrap_or(usize::MAX);
+            let mut members: Vec<usize> =
+                (since..i).rev().filter(|&j| matches!(bus.lines[j].content, Content::Message(_))).take(want).collect();
+            members.reverse();
             blocks.push(Block { note: i, announced: n, members });
         }
-        if matches!(line.content, Content::Message(_)) {
-            parsed.push(i);
-        }
         if note.is_some() {
-            since = parsed.len() - 1;
+            since = i;
         }
     }
-    drop(parsed);
     let revealed: std::collections::BTreeSet<usize> = blocks
         .iter()
         .flat_map(|b| b.members.iter().copied())
@@ -200,5 +198,22 @@ mod tests {
         assert_eq!(r.blocks[0].members, [1]);
         assert_eq!(r.final_phase, Phase::Debate);
         assert_eq!(r.windows[0].closed_by, Some(2));
+    }
+
+    #[test]
+    fn a_reveal_block_reaches_back_to_the_latest_note_at_most() {
+        let bus = super::super::bus::parse(
+            br#"{"ts": "1", "from": "a", "type": "claim", "msg": "x"}
+{"ts": "2", "from": "moderator", "type": "info", "msg": "phase -> debate (1 sealed claim(s) revealed)"}
+not json
+{"ts": "3", "from": "b", "type": "claim", "msg": "y"}
+
+{"ts": "4", "from": "moderator", "type": "info", "msg": "phase -> debate (9 sealed claim(s) revealed)"}
+"#,
+        );
+        let r = replay(&bus);
+        assert_eq!(r.blocks[0].members, [0]);
+        // Nine announced, two parsed lines since the first note (the note itself counts).
+        assert_eq!((r.blocks[1].note, r.blocks[1].announced, r.blocks[1].members.as_slice()), (5, 9, &[1, 3][..]));
     }
 }
