@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use crate::json::{self, Value};
 
 /// Characters `str.splitlines()` ends a line on besides LF (CR comes from universal newlines
@@ -372,18 +374,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
                 }
                 let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
                 let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
-                let content = if text.chars().all(python_space) {
-                    Content::Blank
-                } else if text.len() > MAX_LINE {
-                    Content::Malformed
-                } else {
-                    match json::parse_fields(text, &FIELDS).map(|f| f.and_then(|f| Message::from_fields(text, f))) {
-                        Ok(Some(m)) => Content::Message(Box::new(m)),
-                        Ok(None) | Err(_) => Content::Malformed,
-                    }
-                };
-                let tool_form = matches!(&content, Content::Message(m) if tool_serialised(m, text));
-                Line { physical: i + 1, tool, pieces, text: Some(text), tool_form, crlf, drift, content }
+                // Read as JSON below, on every core: `Malformed` until then.
+                let content = if text.chars().all(python_space) { Content::Blank } else { Content::Malformed };
+                Line { physical: i + 1, tool, pieces, text: Some(text), tool_form: false, crlf, drift, content }
             }
             Err(e) => Line {
                 physical: i + 1,
@@ -399,7 +392,30 @@ pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
         tool += line.pieces;
         lines.push(line);
     }
+    // Each line's object is a function of its text alone, so lines are read in parallel (the
+    // objects and their allocations were half of a replay) and the bus is the same for any
+    // number of threads.
+    lines.par_iter_mut().with_min_len(PARALLEL_LINES).for_each(|line| {
+        if let (Some(text), Content::Malformed) = (line.text, &line.content) {
+            line.content = object(text);
+            line.tool_form = matches!(&line.content, Content::Message(m) if tool_serialised(m, text));
+        }
+    });
     Bus { tool_count: tool - 1, lines, ends_with_newline, bom }
+}
+
+/// How many lines a thread reads at least at a time.
+const PARALLEL_LINES: usize = 4096;
+
+/// A line's content when it is UTF-8 and not blank: a message, or malformed.
+fn object(text: &str) -> Content<'_> {
+    if text.len() > MAX_LINE {
+        return Content::Malformed;
+    }
+    match json::parse_fields(text, &FIELDS).map(|f| f.and_then(|f| Message::from_fields(text, f))) {
+        Ok(Some(m)) => Content::Message(Box::new(m)),
+        Ok(None) | Err(_) => Content::Malformed,
+    }
 }
 
 /// Why a line that is not blank is no message: the strict parser's error, or the JSON type it
@@ -596,6 +612,52 @@ mod tests {
         assert_eq!((m.ts(), m.sender(), m.field("msg"), m.field("via")), (Some("t"), Some("ab"), Some("x\"y"), None));
         assert_eq!(m.decoded_mask, 0b1010, "from and msg decoded, ts a span");
         assert_eq!(Some(m), Message::new(json::parse(text.as_bytes()).expect("parses")).as_ref());
+    }
+
+    /// Lines are read on every core: the bus, and the report judged from it, are the same for
+    /// one thread and for four, on a bus long enough to be split (every kind of line, mixed).
+    #[test]
+    fn the_bus_is_the_same_for_any_number_of_threads() {
+        let kinds: [&[u8]; 8] = [
+            br#"{"ts": "2026-11-30T12:00:00+00:00", "from": "a", "type": "claim", "msg": "x"}"#,
+            br#"{"ts": "2026-11-30T12:00:01+00:00", "from": "b\u0062", "type": "verify", "msg": "q \"y\"", "ref": "r"}"#,
+            b"",
+            b"not json",
+            b"{\"m\": \"\xff\"}",
+            "{\"msg\": \"a\u{2028}b\"}\r".as_bytes(),
+            br#"{"ts": "1", "ts": "2"}"#,
+            br#"{"from": "moderator", "type": "info", "msg": "phase -> debate (3 sealed claim(s) revealed)"}"#,
+        ];
+        let mut bytes = Vec::new();
+        for i in 0..5 * PARALLEL_LINES {
+            // Not periodic in the split: lengths and kinds drift with `i`.
+            bytes.extend_from_slice(kinds[(i * 7 + i / 13) % kinds.len()]);
+            bytes.push(b'\n');
+        }
+        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("pool");
+        let one = pool(1).install(|| parse(&bytes));
+        let four = pool(4).install(|| parse(&bytes));
+        assert_eq!(one, four);
+        for line in &one.lines {
+            if let (Some(text), Content::Message(m)) = (line.text, &line.content) {
+                assert_eq!(line.tool_form, tool_serialised(m, text));
+            }
+            if let Some(text) = line.text.filter(|t| !t.chars().all(python_space)) {
+                assert_eq!(line.content, object(text), "{}", line.label());
+            }
+        }
+        assert!(one.lines.iter().filter(|l| l.message().is_some()).count() > PARALLEL_LINES);
+        let arena = super::super::load::Arena {
+            dir: std::path::Path::new("/nonexistent-crossverify-test/_Msg").to_owned(),
+            bus: bytes.clone(),
+            task: Some(Ok(b"status: debate\n".to_vec())),
+            sealed: Vec::new(),
+            seen: Vec::new(),
+            synthesis: None,
+            lock_dirs: Vec::new(),
+        };
+        let judge = |n| pool(n).install(|| super::super::judge(&arena, false));
+        assert_eq!(judge(1), judge(4));
     }
 
     #[test]

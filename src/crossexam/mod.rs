@@ -63,18 +63,23 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
     if !opts.priors.is_empty() {
         report.input("prior", opts.priors.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
     }
-    report.input("busSha256", crate::manifest::Digest::of(&arena.bus).hex());
-    let mut i3 = history::priors(&opts.priors, &arena.bus);
-    i3.extend(history::git(&opts.dir, &arena.bus, !opts.priors.is_empty()));
-    if i3.is_empty() {
-        i3.push(crate::report::CheckResult::new(
-            &checks::I3_PREFIX,
-            crate::report::Outcome::CantTell,
-            "bus.jsonl",
-            "no earlier snapshot (--prior) and no git history: append-only cannot be proved from one snapshot",
-        ));
-    }
-    judge_into(&mut report, &arena, opts.legacy, i3);
+    let mut digest = String::new();
+    // The digest and the history are read beside the replay.
+    judge_into(&mut report, &arena, opts.legacy, || {
+        digest = crate::manifest::Digest::of(&arena.bus).hex();
+        let mut i3 = history::priors(&opts.priors, &arena.bus);
+        i3.extend(history::git(&opts.dir, &arena.bus, !opts.priors.is_empty()));
+        if i3.is_empty() {
+            i3.push(crate::report::CheckResult::new(
+                &checks::I3_PREFIX,
+                crate::report::Outcome::CantTell,
+                "bus.jsonl",
+                "no earlier snapshot (--prior) and no git history: append-only cannot be proved from one snapshot",
+            ));
+        }
+        i3
+    });
+    report.input("busSha256", digest);
     report.finish();
     Ok(report)
 }
@@ -84,13 +89,21 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
 #[must_use]
 pub fn judge(arena: &load::Arena, legacy: bool) -> Report {
     let mut report = Report::new("transcript");
-    judge_into(&mut report, arena, legacy, Vec::new());
+    judge_into(&mut report, arena, legacy, Vec::new);
     report.finish();
     report
 }
 
-fn judge_into(report: &mut Report, arena: &load::Arena, legacy: bool, history: Vec<crate::report::CheckResult>) {
-    let bus = bus::parse(&arena.bus);
+/// Judges `arena` into `report`, with `history`'s results (CX-I3) last. Parts that do not
+/// depend on each other run on every core; each part's results keep their place, so the
+/// report is the same for any number of threads.
+fn judge_into(
+    report: &mut Report,
+    arena: &load::Arena,
+    legacy: bool,
+    history: impl FnOnce() -> Vec<crate::report::CheckResult> + Send,
+) {
+    let (bus, history) = rayon::join(|| bus::parse(&arena.bus), history);
     let replayed = replay::replay(&bus);
     let (task_phase, task_readable) = match &arena.task {
         Some(Ok(b)) => (replay::task_marker(&String::from_utf8_lossy(b)).map(|m| m.0), true),
@@ -106,10 +119,19 @@ fn judge_into(report: &mut Report, arena: &load::Arena, legacy: bool, history: V
         task_phase: task_phase.unwrap_or(fallback),
         task_readable,
     };
-    let mut results = rules_format::check(&t);
-    results.extend(rules_phase::check(&t));
-    results.extend(refs::check(&t));
-    results.extend(rules_side::check(&t));
+    let (mut results, later) = rayon::join(
+        || {
+            let mut r = rules_format::check(&t);
+            r.extend(rules_phase::check(&t));
+            r
+        },
+        || {
+            let mut r = refs::check(&t);
+            r.extend(rules_side::check(&t));
+            r
+        },
+    );
+    results.extend(later);
     results.extend(history);
     report.results = results;
     add_stats(report, &t);
