@@ -9,6 +9,8 @@
 //! CROSSVERIFY_CURVES=transcript cargo bench --bench curves  # one series (cycles, files, transcript)
 //! CROSSVERIFY_CURVES_BIN=/path/to/crossverify cargo bench --bench curves   # time another build
 //! CROSSVERIFY_CURVES_DATA_ONLY=1 cargo bench --bench curves  # only build the ledgers
+//! CROSSVERIFY_CURVES=transcript-cli CROSSVERIFY_CURVES_BASE=/path/to/old/crossverify \
+//!   cargo bench --bench curves   # the command line on a 60 MiB debate, against another build
 //! ```
 //!
 //! The ledgers are `crossverify_fixtures::mint::synthetic` schema-2 ledgers, as in
@@ -150,6 +152,65 @@ fn transcript_point(mib: usize) -> Point {
     point
 }
 
+/// Interleaved pairs of `transcript-cli` runs.
+const CLI_ROUNDS: usize = 10;
+
+/// The command line on a 60 MiB debate (file read, SHA-256, the whole replay, the JSON report),
+/// with the default threads and with one, against `CROSSVERIFY_CURVES_BASE` in interleaved
+/// pairs when it is set: the medians, and each pair's ratio sorted. Reports of both builds
+/// must be the same but for the build's commit, and the same for any number of threads.
+fn transcript_cli(exe: &Path) {
+    let root = std::env::temp_dir().join(format!("crossverify-bench-debate-{}", std::process::id()));
+    let dir = root.join("_Msg");
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let bus = debate(60 << 20);
+    std::fs::write(dir.join("bus.jsonl"), &bus).expect("write the bus");
+    std::fs::write(dir.join("task.md"), "# Task\nstatus: closed\nmoderator: human\n").expect("write task.md");
+    let base = std::env::var_os("CROSSVERIFY_CURVES_BASE").map(PathBuf::from);
+    let run = |bin: &Path, extra: &[&str]| {
+        let t = Instant::now();
+        let o = std::process::Command::new(bin)
+            .arg("transcript")
+            .arg(&dir)
+            .args(["--quiet", "--format", "json"])
+            .args(extra)
+            .output()
+            .expect("crossverify runs");
+        assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", String::from_utf8_lossy(&o.stderr));
+        let report: String =
+            String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.contains("\"commit\":")).collect();
+        (t.elapsed().as_secs_f64(), report)
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let mb = bus.len() as f64 / 1e6;
+    let mut reports = Vec::new();
+    for extra in [&[][..], &["--threads", "1"][..]] {
+        let (mut new, mut old, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..CLI_ROUNDS {
+            let (t, report) = run(exe, extra);
+            if let Some(b) = &base {
+                let (tb, base_report) = run(b, extra);
+                assert_eq!(base_report, report, "the baseline's report differs");
+                old.push(tb);
+                ratios.push(tb / t);
+            }
+            new.push(t);
+            reports.push(report);
+        }
+        let threads = if extra.is_empty() { "default threads" } else { "--threads 1" };
+        let new = median(new);
+        out(&format!("  60 MiB bus, {threads}: {new:.3} s = {:.0} MB/s", mb / new));
+        if !old.is_empty() {
+            let old = median(old);
+            ratios.sort_by(f64::total_cmp);
+            let ratios: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+            out(&format!("    baseline {old:.3} s = {:.0} MB/s; pair ratios {}", mb / old, ratios.join(" ")));
+        }
+    }
+    assert!(reports.windows(2).all(|w| w[0] == w[1]), "reports differ between runs or thread counts");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// A plot of `points` (time on the left axis, heap on the right when measured), both axes
 /// logarithmic so that a power law is a straight line and its slope the exponent.
 fn svg(title: &str, x_label: &str, points: &[Point], slope: f64) -> String {
@@ -270,6 +331,10 @@ fn main() {
         out("CrossExam replay against bus size");
         let points: Vec<Point> = BUS_MIB.iter().map(|&m| transcript_point(m)).collect();
         series("transcript", "CrossExam replay (crossexam::judge)", "bus MiB", &points);
+    }
+    if only == "transcript-cli" {
+        out("CrossExam command line, 60 MiB debate");
+        transcript_cli(&exe);
     }
     out(&format!("load after {}", load().trim()));
 }
