@@ -63,22 +63,20 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
     if !opts.priors.is_empty() {
         report.input("prior", opts.priors.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
     }
+    let mut i3 = history::priors(&opts.priors, &arena.bus);
+    i3.extend(history::git(&opts.dir, &arena.bus, !opts.priors.is_empty()));
+    if i3.is_empty() {
+        i3.push(crate::report::CheckResult::new(
+            &checks::I3_PREFIX,
+            crate::report::Outcome::CantTell,
+            "bus.jsonl",
+            "no earlier snapshot (--prior) and no git history: append-only cannot be proved from one snapshot",
+        ));
+    }
+    // History first, on its own: it holds earlier versions of the bus, and the replay's peak
+    // should not stack on them. The digest runs beside the bus's parse.
     let mut digest = String::new();
-    // The digest and the history are read beside the replay.
-    judge_into(&mut report, &arena, opts.legacy, || {
-        digest = crate::manifest::Digest::of(&arena.bus).hex();
-        let mut i3 = history::priors(&opts.priors, &arena.bus);
-        i3.extend(history::git(&opts.dir, &arena.bus, !opts.priors.is_empty()));
-        if i3.is_empty() {
-            i3.push(crate::report::CheckResult::new(
-                &checks::I3_PREFIX,
-                crate::report::Outcome::CantTell,
-                "bus.jsonl",
-                "no earlier snapshot (--prior) and no git history: append-only cannot be proved from one snapshot",
-            ));
-        }
-        i3
-    });
+    judge_into(&mut report, &arena, opts.legacy, i3, || digest = crate::manifest::Digest::of(&arena.bus).hex());
     report.input("busSha256", digest);
     report.finish();
     Ok(report)
@@ -89,21 +87,22 @@ pub fn transcript(opts: &Options) -> Result<Report, Error> {
 #[must_use]
 pub fn judge(arena: &load::Arena, legacy: bool) -> Report {
     let mut report = Report::new("transcript");
-    judge_into(&mut report, arena, legacy, Vec::new);
+    judge_into(&mut report, arena, legacy, Vec::new(), || ());
     report.finish();
     report
 }
 
-/// Judges `arena` into `report`, with `history`'s results (CX-I3) last. Parts that do not
-/// depend on each other run on every core; each part's results keep their place, so the
-/// report is the same for any number of threads.
+/// Judges `arena` into `report`, with `history`'s results (CX-I3) last, running `beside` next
+/// to the bus's parse. Parts that do not depend on each other run on every core; each part's
+/// results keep their place, so the report is the same for any number of threads.
 fn judge_into(
     report: &mut Report,
     arena: &load::Arena,
     legacy: bool,
-    history: impl FnOnce() -> Vec<crate::report::CheckResult> + Send,
+    history: Vec<crate::report::CheckResult>,
+    beside: impl FnOnce() + Send,
 ) {
-    let (bus, history) = rayon::join(|| bus::parse(&arena.bus), history);
+    let (bus, ()) = rayon::join(|| bus::parse(&arena.bus), beside);
     let replayed = replay::replay(&bus);
     let (task_phase, task_readable) = match &arena.task {
         Some(Ok(b)) => (replay::task_marker(&String::from_utf8_lossy(b)).map(|m| m.0), true),
