@@ -158,6 +158,25 @@ mod tests {
         }
     }
 
+    /// The replay runs on every core (lines read in parallel, rule groups side by side): the
+    /// report is the same for one thread and for four on a bus long enough to be split.
+    #[test]
+    fn the_report_is_the_same_for_any_number_of_threads() {
+        let kinds: [&[u8]; 6] = [
+            br#"{"ts": "2026-11-30T12:00:00+00:00", "from": "a", "type": "claim", "msg": "x"}"#,
+            br#"{"ts": "2026-11-30T12:00:01+00:00", "from": "moderator", "type": "info", "msg": "phase -> debate (2 sealed claim(s) revealed)"}"#,
+            br#"{"ts": "2026-11-30T12:00:02+00:00", "from": "b\u0062", "type": "verify", "msg": "q \"y\"", "ref": "r"}"#,
+            b"",
+            b"not json \xff",
+            br#"{"ts": "1", "ts": "2"}"#,
+        ];
+        let bus: Vec<u8> = (0..6000).flat_map(|i| [kinds[(i * 7 + i / 13) % kinds.len()], b"\n"].concat()).collect();
+        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("pool");
+        let arena = arena(bus);
+        let judge = |n: usize| pool(n).install(|| crate::crossexam::judge(&arena, false));
+        assert_eq!(judge(1), judge(4));
+    }
+
     #[test]
     fn findings_past_the_list_are_counted_at_their_most_severe_level() {
         // 150 blank lines (warnings), then one non-JSON line (an error) past the listed 100.
