@@ -21,8 +21,12 @@ pub enum ReadError {
 /// # Errors
 /// The file cannot be opened or read, or holds more than `max` bytes.
 pub fn read_capped(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take((max as u64).saturating_add(1)).read_to_end(&mut bytes)?;
+    let file = std::fs::File::open(path)?;
+    // Sized from the open file, at most the limit: a record read whole (a 64 MiB bus) is
+    // then one allocation, not a doubling series of copies. What is read still decides.
+    let hint = file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX).min(max));
+    let mut bytes = Vec::with_capacity(hint);
+    file.take((max as u64).saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() > max {
         return Err(ReadError::TooLarge(max));
     }

@@ -62,15 +62,14 @@ pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
         return Err(format!("is {} bytes, above the {MAX_RECORD_BYTES} byte limit", meta.len()));
     }
     // The limit holds for what is read, not only for what the size said: a file that grows
-    // between the two is cut one byte past the limit and refused.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_RECORD_BYTES + 1), &mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return Err(format!("grew past the {MAX_RECORD_BYTES} byte limit while it was read"));
-    }
-    Ok(bytes)
+    // between the two is refused.
+    let max = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
+    crate::files::read_capped(path, max).map_err(|e| match e {
+        crate::files::ReadError::TooLarge(_) => {
+            format!("grew past the {MAX_RECORD_BYTES} byte limit while it was read")
+        }
+        crate::files::ReadError::Io(e) => e.to_string(),
+    })
 }
 
 fn optional(path: &Path) -> Option<Side> {
