@@ -144,7 +144,11 @@ mod tests {
             }
             p.parse().ok()
         };
-        let frac = s.get(20..).map(|f| f.bytes().take_while(u8::is_ascii_digit).map(char::from).collect::<String>());
+        // A fraction only after a `.`: the zone's digits (`-01:00`) are not one.
+        let frac = s
+            .get(20..)
+            .filter(|_| s.as_bytes().get(19) == Some(&b'.'))
+            .map(|f| f.bytes().take_while(u8::is_ascii_digit).map(char::from).collect::<String>());
         let six: String = frac.unwrap_or_default().chars().chain(std::iter::repeat('0')).take(6).collect();
         Some((part(0..4)?, part(5..7)?, part(8..10)?, part(11..13)?, part(14..16)?, part(17..19)?, six.parse().ok()?))
     }
