@@ -22,7 +22,7 @@ pub use error::{Error, Result};
 pub use quote::{c_quote, c_unquote, display_path, needs_c_quote};
 pub use repo::{Children, Commit, LastChangeMemo, MAX_RECORD_BYTES, Person, Repo, SharedRepo, init_bare};
 pub use signature::CommitSignature;
-pub use storage::{Pack, PackIndexes};
+pub use storage::{Fingerprint, Pack, PackIndexes};
 pub use tree::{Change, EntryKind, Scope, TreeEntry, TreeError, decode_tree};
 pub use walk::MAX_TREE_DEPTH;
 

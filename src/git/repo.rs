@@ -344,6 +344,24 @@ impl Repo {
         storage::pack_indexes(self.inner.objects.store_ref().path(), self.object_hash())
     }
 
+    /// Checks `pack`'s bytes (one of [`Repo::storage`]'s) against its trailer checksum, and
+    /// returns their fingerprint.
+    ///
+    /// # Errors
+    /// The pack and the reason, when it does not read or does not match its trailer.
+    pub fn read_pack(&self, pack: &Pack) -> std::result::Result<storage::Fingerprint, String> {
+        storage::read_pack(pack, self.object_hash())
+    }
+
+    /// The fingerprint of `pack`'s bytes as they are now ([`Repo::read_pack`] took it when it
+    /// checked them).
+    ///
+    /// # Errors
+    /// The pack and the reason, when it does not read.
+    pub fn pack_fingerprint(&self, pack: &Pack) -> std::result::Result<storage::Fingerprint, String> {
+        storage::fingerprint(pack)
+    }
+
     /// Reads every object of `pack` (one of [`Repo::storage`]'s) in full, as `git verify-pack`.
     ///
     /// # Errors

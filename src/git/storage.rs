@@ -2,20 +2,26 @@
 //! checksums. A cache of results is sound only while the objects it stood for are still
 //! readable as they were, and "the object database has the id" (an index lookup) does not say
 //! that: a damaged pack or loose file still answers the lookup. What this module proves
-//! instead: every pack and index matches its trailer checksum (so its bytes are the ones a full
-//! verification saw, see [`verify_pack`]), and every loose object inflates and hashes to its id.
+//! instead: every index matches its trailer checksum and names the checksum its pack's trailer
+//! states, every loose object inflates and hashes to its id, and a pack's bytes are either
+//! checked against its trailer ([`read_pack`], which also takes their fingerprint) or found to
+//! be the bytes of an earlier such check ([`fingerprint`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use gix::ObjectId;
 
-/// One pack of a repository (or of one of its alternates), its checksums verified.
+/// One pack of a repository (or of one of its alternates), its index's checksum verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pack {
     /// The `.idx` file.
     pub index: PathBuf,
-    /// The pack's trailer checksum, verified against its bytes: it names the pack's content.
+    /// The `.pack` file.
+    pub pack: PathBuf,
+    /// The pack's trailer checksum as the pack's last bytes and its index both state it; it
+    /// names the pack's content only once [`read_pack`] has checked it against the bytes, or
+    /// [`fingerprint`] has found the bytes of such a check.
     pub checksum: ObjectId,
     /// The index's trailer checksum, verified against its bytes: it names which objects a
     /// lookup finds (an index can leave out an object its pack holds).
@@ -92,10 +98,10 @@ fn object_dirs(objects: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(std::iter::once(objects.to_owned()).chain(alternates).collect())
 }
 
-/// Checks the storage of the object directory `objects` (and its alternates): every pack and
-/// index against its trailer checksum, the index's record of its pack's checksum, the
-/// multi-pack index's checksum, and every loose object in full (inflated and hashed). Returns
-/// the packs, for [`verify_pack`].
+/// Checks the storage of the object directory `objects` (and its alternates): every index
+/// against its trailer checksum and against the checksum its pack's trailer states, the
+/// multi-pack index's checksum, and every loose object in full (inflated and hashed). The packs'
+/// bytes are not read: [`read_pack`] or [`fingerprint`] does that.
 ///
 /// # Errors
 /// The first file that is unreadable or damaged, named, with the reason.
@@ -122,24 +128,134 @@ pub(super) fn inspect(objects: &Path, kind: gix::hash::Kind, interrupt: &AtomicB
 
 fn checked_pack(index: &Path, kind: gix::hash::Kind, interrupt: &AtomicBool) -> Result<Pack, String> {
     let named = |e: &dyn std::fmt::Display| format!("{}: {e}", index.display());
-    let bundle = gix::odb::pack::Bundle::at(index, kind).map_err(|e| named(&e))?;
-    let checksum = bundle
-        .pack
-        .verify_checksum(&mut gix::progress::Discard, interrupt)
-        .map_err(|e| format!("{}: checksum does not match ({e})", bundle.pack.path().display()))?;
-    let index_checksum = bundle
-        .index
+    let file = gix::odb::pack::index::File::at(index, kind).map_err(|e| named(&e))?;
+    let index_checksum = file
         .verify_checksum(&mut gix::progress::Discard, interrupt)
         .map_err(|e| named(&format_args!("checksum does not match ({e})")))?;
-    if bundle.index.pack_checksum() != checksum {
+    let pack = index.with_extension("pack");
+    let stated = trailer(&pack, kind)?;
+    if file.pack_checksum() != stated {
         return Err(named(&"indexes another pack than the one beside it"));
     }
-    Ok(Pack { index: index.to_owned(), checksum, index_checksum })
+    Ok(Pack { index: index.to_owned(), pack, checksum: stated, index_checksum })
+}
+
+/// The checksum a pack file's last bytes state.
+fn trailer(pack: &Path, kind: gix::hash::Kind) -> Result<ObjectId, String> {
+    use std::io::{Read as _, Seek as _};
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", pack.display());
+    let mut f = std::fs::File::open(pack).map_err(|e| named(&e))?;
+    let n = kind.len_in_bytes();
+    let len = f.metadata().map_err(|e| named(&e))?.len();
+    // A pack holds at least its 12-byte header and its trailer.
+    if len < 12 + n as u64 {
+        return Err(named(&format_args!("{len} bytes, too short to be a pack")));
+    }
+    f.seek(std::io::SeekFrom::Start(len - n as u64)).map_err(|e| named(&e))?;
+    let mut id = vec![0; n];
+    f.read_exact(&mut id).map_err(|e| named(&e))?;
+    ObjectId::try_from(id.as_slice()).map_err(|e| named(&e))
+}
+
+/// What a cached run compares a pack's bytes with: their BLAKE3 digest, taken by [`read_pack`]
+/// when the pack was checked in full.
+pub type Fingerprint = [u8; 32];
+
+/// Bytes read at a time; large enough that BLAKE3 hashes one chunk on every core.
+const CHUNK: usize = 4 << 20;
+
+/// Calls `each` with the file's bytes in order, one chunk at a time, and returns how many
+/// there were.
+fn chunks(path: &Path, mut each: impl FnMut(&[u8])) -> Result<u64, String> {
+    use std::io::Read as _;
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut buf = vec![0; CHUNK];
+    let mut total = 0;
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        each(&buf[..n]);
+        total += n as u64;
+    }
+}
+
+/// A stream that arrives in pieces, passed on except for its last `n` bytes (a pack's trailer
+/// is not part of what it checksums): those are held back until more arrive.
+struct HeldBack {
+    n: usize,
+    tail: Vec<u8>,
+}
+
+impl HeldBack {
+    fn new(n: usize) -> Self {
+        HeldBack { n, tail: Vec::with_capacity(n) }
+    }
+
+    fn feed(&mut self, bytes: &[u8], mut pass: impl FnMut(&[u8])) {
+        if bytes.len() >= self.n {
+            pass(&self.tail);
+            pass(&bytes[..bytes.len() - self.n]);
+            self.tail.clear();
+            self.tail.extend_from_slice(&bytes[bytes.len() - self.n..]);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            let over = self.tail.len().saturating_sub(self.n);
+            pass(&self.tail[..over]);
+            self.tail.drain(..over);
+        }
+    }
+}
+
+/// Checks `pack`'s bytes against its trailer checksum (SHA-1 with git's collision detection,
+/// or SHA-256), and returns their [`Fingerprint`], taken in the same read.
+///
+/// # Errors
+/// The pack and the reason, when it does not read or its bytes do not match its trailer.
+pub(super) fn read_pack(pack: &Pack, kind: gix::hash::Kind) -> Result<Fingerprint, String> {
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", pack.pack.display());
+    let (mut sha, mut blake) = (gix::hash::hasher(kind), blake3::Hasher::new());
+    let mut held = HeldBack::new(kind.len_in_bytes());
+    let total = chunks(&pack.pack, |bytes| {
+        rayon::join(|| blake.update_rayon(bytes), || held.feed(bytes, |b| sha.update(b)));
+    })?;
+    let tail = held.tail;
+    let stated = ObjectId::try_from(tail.as_slice())
+        .map_err(|_| named(&format_args!("{total} bytes, too short to be a pack")))?;
+    let actual = sha.try_finalize().map_err(|e| named(&e))?;
+    if actual != stated {
+        return Err(named(&format_args!(
+            "checksum does not match (its bytes hash to {actual}, its trailer states {stated})"
+        )));
+    }
+    if stated != pack.checksum {
+        return Err(named(&format_args!(
+            "changed while read (its trailer now states {stated}, before {})",
+            pack.checksum
+        )));
+    }
+    Ok(*blake.finalize().as_bytes())
+}
+
+/// The [`Fingerprint`] of `pack`'s bytes as they are now.
+///
+/// # Errors
+/// The pack and the reason, when it does not read.
+pub(super) fn fingerprint(pack: &Pack) -> Result<Fingerprint, String> {
+    let mut blake = blake3::Hasher::new();
+    chunks(&pack.pack, |bytes| {
+        blake.update_rayon(bytes);
+    })?;
+    Ok(*blake.finalize().as_bytes())
 }
 
 /// Reads every object of `pack` in full: each entry inflated, its delta chain resolved, its CRC
-/// and its id recomputed (git's `verify-pack`). With [`inspect`]'s trailer check this proves a
-/// later run reads exactly these objects from any file with the same checksum.
+/// and its id recomputed (git's `verify-pack`). With [`read_pack`]'s trailer check this proves
+/// a later run reads exactly these objects from any file with the same checksum, and with the
+/// fingerprint [`read_pack`] took, from any file whose bytes have it.
 ///
 /// # Errors
 /// The pack and the reason, when any object in it is damaged.
@@ -153,4 +269,29 @@ pub(super) fn verify_pack(pack: &Pack, kind: gix::hash::Kind, interrupt: &Atomic
         )
         .map(|_| ())
         .map_err(|e| format!("{}: an object is damaged ({e})", bundle.pack.path().display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever pieces a read returns, everything but the last `n` bytes is passed on, in
+        /// order, and those are held.
+        #[test]
+        fn held_back_passes_all_but_the_tail(data in proptest::collection::vec(any::<u8>(), 0..200), cuts in proptest::collection::vec(0usize..200, 0..12), n in 0usize..40) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(data.len())).collect();
+            cuts.push(0);
+            cuts.push(data.len());
+            cuts.sort_unstable();
+            let mut held = super::HeldBack::new(n);
+            let mut passed = Vec::new();
+            for w in cuts.windows(2) {
+                held.feed(&data[w[0]..w[1]], |b| passed.extend_from_slice(b));
+            }
+            let keep = data.len().min(n);
+            prop_assert_eq!(&passed[..], &data[..data.len() - keep]);
+            prop_assert_eq!(&held.tail[..], &data[data.len() - keep..]);
+        }
+    }
 }
