@@ -48,7 +48,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
         }
     }
     let anchor = opts.sigstore.load().map_err(Error::Usage)?;
-    let run = match run(opts, ctx) {
+    let mut run = match run(opts, ctx) {
         Err(Error::MixedLayouts(layouts)) => return Ok(mixed_layouts("ledger", opts, &layouts)),
         r => r?,
     };
@@ -62,7 +62,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     let mut report = Report::new("ledger");
     inputs(&mut report, opts, &run.ledger);
     identities(&mut report, opts, &run.ledger);
-    report.results = run.results.clone();
+    report.results = std::mem::take(&mut run.results);
     report.results.extend(crate::crossaudit::invariants::sigstore::results(
         &run.ledger,
         run.ledger.cycles.iter(),
@@ -84,7 +84,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     report.section("admissions", Value::Object(adm));
     views::cycles(&mut report, &run, &admissions);
     report.views.extend(lifecycle_views);
-    report.views.extend(run.signatures.clone());
+    report.views.extend(run.signatures.take());
     Ok(report)
 }
 

@@ -18,24 +18,27 @@ use crate::report::{
 /// The I1–I8 × enforced / violated / not measured table over `results`.
 #[must_use]
 pub fn conformance(results: &[CheckResult]) -> Table {
+    // Each result's invariant, looked up once per result (the first check registered under a
+    // code decides, as a scan of the registry would).
+    let mut group: std::collections::HashMap<&str, Option<&str>> = std::collections::HashMap::new();
+    for c in CHECKS.iter().chain(crate::crossaudit::deployed::CHECKS) {
+        group.entry(c.code).or_insert(c.group);
+    }
+    let mut counts: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    for r in results {
+        let Some(Some(inv)) = group.get(r.code.as_str()) else { continue };
+        let (ok, bad, unknown) = counts.entry(inv).or_default();
+        match r.outcome {
+            Outcome::Passed => *ok += 1,
+            Outcome::Failed if r.level == crate::report::Level::Info => {}
+            Outcome::Failed => *bad += 1,
+            Outcome::CantTell | Outcome::Untested => *unknown += 1,
+            Outcome::Inapplicable => {}
+        }
+    }
     let mut rows = Vec::new();
     for (inv, guarantee) in INVARIANTS {
-        let (mut ok, mut bad, mut unknown) = (0u64, 0u64, 0u64);
-        for r in results {
-            let Some(c) = CHECKS.iter().chain(crate::crossaudit::deployed::CHECKS).find(|c| c.code == r.code) else {
-                continue;
-            };
-            if c.group != Some(inv) {
-                continue;
-            }
-            match r.outcome {
-                Outcome::Passed => ok += 1,
-                Outcome::Failed if r.level == crate::report::Level::Info => {}
-                Outcome::Failed => bad += 1,
-                Outcome::CantTell | Outcome::Untested => unknown += 1,
-                Outcome::Inapplicable => {}
-            }
-        }
+        let (ok, bad, unknown) = counts.get(inv).copied().unwrap_or_default();
         let status = if bad > 0 {
             "violated"
         } else if ok == 0 {
