@@ -120,7 +120,7 @@ pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {
             let _ = opts;
             markdown::render(report, opts.summary).into_bytes()
         }
-        Format::Json => json::render(report).into_bytes(),
+        Format::Json => json::render(report),
         Format::Jsonl => jsonl::render(report).into_bytes(),
         Format::Csv => csv::primary(report),
         Format::Sarif => sarif::render(report, sarif::Profile::Full).into_bytes(),

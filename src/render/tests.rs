@@ -510,3 +510,46 @@ mod injection {
         tags(&page).expect("markup of our own only");
     }
 }
+
+/// The results written in pieces on every core are the bytes `serde_json` writes for the
+/// whole report, around every optional field and across piece boundaries.
+#[test]
+fn json_written_in_pieces_is_json_written_whole() {
+    use crate::report::{AuditOutcome, CheckResult, Level, Location, Outcome, OutcomePart};
+    for n in [0, 1, 4095, 4096, 4097, 5000] {
+        let mut r = Report::new("ledger");
+        r.inputs.insert("audit".into(), json!("a\nb \"q\" \u{1F600}"));
+        r.reason = (n % 2 == 1).then(|| "why".to_owned());
+        r.results = (0..n)
+            .map(|i| CheckResult {
+                code: format!("CV-A{}", 700 + i % 9),
+                level: if i % 3 == 0 { Level::Error } else { Level::Warning },
+                outcome: if i % 5 == 0 { Outcome::Failed } else { Outcome::Passed },
+                subject: format!("cycles/{i:04}\n  \"results\": []"),
+                message: format!("line one\nline two {i}"),
+                location: (i % 7 == 0).then(|| Location {
+                    repository: Some("audit".into()),
+                    path: Some(format!("cycles/{i}/receipt.json")),
+                    commit: None,
+                }),
+                evidence: (0..i % 4).map(|k| (format!("k{k}"), json!({"nested": [k, "x\ty"], "empty": {}}))).collect(),
+            })
+            .collect();
+        r.stats.insert("cycles".into(), json!(n));
+        r.sections.insert("admissions".into(), json!({"cycles/0001": {"ready": true}}));
+        r.sections.insert("zeta".into(), json!([]));
+        r.views.push(table("cycles", true));
+        r.audit_outcome = (n % 2 == 0).then(|| AuditOutcome {
+            basis: "x".into(),
+            parts: vec![OutcomePart { label: "y".into(), count: Some(1), tone: Tone::Bad }],
+            decision: None,
+            tone: Tone::Good,
+            decided_by: vec!["z".into()],
+        });
+        r.finish();
+        let mut whole = serde_json::to_string_pretty(&r).unwrap();
+        whole.push('\n');
+        let pieces = String::from_utf8(render(&r, Format::Json, &Options::default())).unwrap();
+        assert!(pieces == whole, "{n} results: the bytes differ");
+    }
+}
