@@ -12,6 +12,7 @@
 //! CROSSVERIFY_BENCH_CHURN=20 cargo bench --bench ledger    # one churn only (default: 5 and 20)
 //! CROSSVERIFY_BENCH_DATA_ONLY=1 cargo bench --bench ledger  # only build the ledgers
 //! CROSSVERIFY_BENCH_LEDGER=DIR cargo bench --bench ledger   # a ledger built by examples/synthetic_ledger.rs
+//! CROSSVERIFY_BENCH_SCALE=1 CROSSVERIFY_BENCH_BASE=OLD cargo bench --bench ledger   # cold, re-verification, memory
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -215,13 +216,61 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
+/// One contender's caches for the re-verification runs: `earlier` holds the ledger one cycle
+/// short (`--audit-rev HEAD~2`: each cycle is two audit commits, report then receipt), warmed
+/// by a cold run and a re-run (so the trees found whole are kept, `held-tree`) and kept as it
+/// was, every round appending to a copy of it in `scratch`; `shared` holds the whole ledger,
+/// for the unchanged case.
+struct Caches {
+    earlier: PathBuf,
+    scratch: PathBuf,
+    shared: PathBuf,
+}
+
+impl Caches {
+    fn warm(bin: &Path, dir: &Path, cycles: usize, who: &str) -> Caches {
+        let at = std::env::temp_dir().join(format!("crossverify-bench-cache-{}-{who}", std::process::id()));
+        let c = Caches { earlier: at.with_extension("earlier"), scratch: at.with_extension("warm"), shared: at };
+        for d in [&c.earlier, &c.scratch, &c.shared] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        for pass in ["warming the cache on", "re-verifying (trees found whole not yet kept)"] {
+            let p = process(bin, &os(&ledger_args(dir, &["--audit-rev", "HEAD~2", "--cache", &c.arg(&c.earlier)])));
+            out(&format!("{who}, {pass} the first {} cycles: {:.2} s; {}", cycles - 1, secs(p.wall), p.stderr.trim()));
+        }
+        for _ in 0..2 {
+            let _ = process(bin, &os(&ledger_args(dir, &["--cache", &c.arg(&c.shared)])));
+        }
+        c
+    }
+
+    fn arg(&self, d: &Path) -> String {
+        d.to_str().expect("utf-8 temp dir").to_owned()
+    }
+
+    /// One round: the whole ledger from a copy of `earlier` (one cycle appended), then from
+    /// `shared` (unchanged).
+    fn round(&self, bin: &Path, dir: &Path) -> (process::Proc, process::Proc) {
+        copy_dir(&self.earlier, &self.scratch);
+        let appended = process(bin, &os(&ledger_args(dir, &["--cache", &self.arg(&self.scratch)])));
+        let unchanged = process(bin, &os(&ledger_args(dir, &["--cache", &self.arg(&self.shared)])));
+        (appended, unchanged)
+    }
+}
+
+impl Drop for Caches {
+    fn drop(&mut self) {
+        for d in [&self.earlier, &self.scratch, &self.shared] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
 /// Issue 14's targets, as processes (`CROSSVERIFY_BENCH_SCALE=1`; `CROSSVERIFY_BENCH_BASE` is
 /// the previous release's binary): cold runs of the previous release and of this one, the
-/// re-verification of the ledger from a cache warmed (a cold run, then a re-run) on the same
-/// ledger one cycle earlier (`--audit-rev HEAD~2`: each cycle is two audit commits, report
-/// then receipt), peak memory
-/// at two ledger sizes (the whole ledger, and its first quarter by `--audit-rev`), and two
-/// shards merged.
+/// re-verification of the ledger with one cycle appended and unchanged (both contenders, each
+/// from caches it warmed itself), peak memory at two ledger sizes (the whole ledger, and its
+/// first quarter by `--audit-rev`), and two shards merged.
 fn scale(cycles: usize) {
     let new = PathBuf::from(
         std::env::var_os("CROSSVERIFY_BENCH_NEW").unwrap_or_else(|| env!("CARGO_BIN_EXE_crossverify").into()),
@@ -229,88 +278,66 @@ fn scale(cycles: usize) {
     let base = std::env::var_os("CROSSVERIFY_BENCH_BASE").map(PathBuf::from);
     let small = cycles / 4;
     let dir = data(cycles, 5);
-    let (next, quarter) = (&dir, &dir);
     let earlier = format!("HEAD~{}", 2 * (cycles - small));
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let cache = std::env::temp_dir().join(format!("crossverify-bench-cache-{}", std::process::id()));
-    let warm = cache.with_extension("warm");
-    // The cache of the first cycles - 1, kept as it was: every round starts from it.
-    let earlier_cache = cache.with_extension("earlier");
-    let _ = std::fs::remove_dir_all(&cache);
-    let cache_s = cache.to_str().expect("utf-8 temp dir").to_owned();
-    let warm_s = warm.to_str().expect("utf-8 temp dir").to_owned();
-    let first = process(&new, &os(&ledger_args(&dir, &["--audit-rev", "HEAD~2", "--cache", &cache_s])));
-    out(&format!(
-        "warming the cache on the first {} cycles: {:.2} s; {}",
-        cycles - 1,
-        secs(first.wall),
-        first.stderr.trim()
-    ));
-    // The run after it, as the next CI run would: every cycle answered from the cache, and the
-    // trees found whole kept (`held-tree`), so the appended cycle meets the cache a re-run left.
-    let second = process(&new, &os(&ledger_args(&dir, &["--audit-rev", "HEAD~2", "--cache", &cache_s])));
-    out(&format!(
-        "re-verifying those {} cycles (trees found whole not yet kept): {:.2} s; {}",
-        cycles - 1,
-        secs(second.wall),
-        second.stderr.trim()
-    ));
-    copy_dir(&cache, &earlier_cache);
-    let (mut b, mut c, mut a, mut same) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut cold_report = Vec::new();
-    let mut cold_mem = Mem::default();
+    let ours = Caches::warm(&new, &dir, cycles, "this build");
+    let theirs = base.as_ref().map(|b| (b, Caches::warm(b, &dir, cycles, "previous release")));
+    // Cold, appended and unchanged times of this build, then of the previous release.
+    let (mut t, mut t0) = ([Vec::new(), Vec::new(), Vec::new()], [Vec::new(), Vec::new(), Vec::new()]);
+    let (mut cold_report, mut cold_mem) = (Vec::new(), Mem::default());
     for round in 0..ROUNDS {
         out(&format!("round {round}: load {}", load().trim()));
-        if let Some(base) = &base {
-            let p = process(base, &os(&ledger_args(&dir, &["--no-cache"])));
+        if let Some((b, caches)) = &theirs {
+            let p = process(b, &os(&ledger_args(&dir, &["--no-cache"])));
             out(&format!("  previous release, cold: {:.2} s, {}", secs(p.wall), p.mem.show()));
-            a.push(p.wall);
+            let (a, u) = caches.round(b, &dir);
+            out(&format!(
+                "  previous release, one cycle appended: {:.2} s; unchanged: {:.2} s",
+                secs(a.wall),
+                secs(u.wall)
+            ));
+            for (v, x) in t0.iter_mut().zip([p.wall, a.wall, u.wall]) {
+                v.push(x);
+            }
         }
         let p = process(&new, &os(&ledger_args(&dir, &["--no-cache"])));
         out(&format!("  this build, cold (--no-cache): {:.2} s, {}", secs(p.wall), p.mem.show()));
-        b.push(p.wall);
-        cold_mem = p.mem;
-        cold_report = p.stdout;
-        copy_dir(&earlier_cache, &warm);
-        let p = process(&new, &os(&ledger_args(next, &["--cache", &warm_s])));
-        assert!(p.stdout == cold_report, "the report from the warm cache differs from the cold one");
+        (cold_report, cold_mem) = (p.stdout, p.mem);
+        let (a, u) = ours.round(&new, &dir);
+        assert!(a.stdout == cold_report, "the report from the warm cache differs from the cold one");
+        assert!(u.stdout == cold_report, "the cached report differs from the cold one");
         out(&format!(
             "  this build, {cycles} cycles from the cache of the first {}: {:.2} s, {}; {}",
             cycles - 1,
-            secs(p.wall),
-            p.mem.show(),
-            p.stderr.trim()
+            secs(a.wall),
+            a.mem.show(),
+            a.stderr.trim()
         ));
-        c.push(p.wall);
-        if round == 0 {
-            // From now on the shared cache holds every cycle: the unchanged-ledger case.
-            let _ = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
+        out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s, {}", secs(u.wall), u.mem.show()));
+        for (v, x) in t.iter_mut().zip([p.wall, a.wall, u.wall]) {
+            v.push(x);
         }
-        let p = process(&new, &os(&ledger_args(&dir, &["--cache", &cache_s])));
-        assert!(p.stdout == cold_report, "the cached report differs from the cold one");
-        out(&format!("  this build, same {cycles} cycles, warm cache: {:.2} s, {}", secs(p.wall), p.mem.show()));
-        same.push(p.wall);
     }
-    elsewhere(&new, &dir, &cache_s);
-    let (b, c, same) = (median(b), median(c), median(same));
+    elsewhere(&new, &dir, &ours.arg(&ours.shared));
+    let [b, c, same] = t.map(|v| secs(median(v)));
     out(&format!(
-        "median cold {:.2} s; one cycle appended, warm: {:.2} s = {:.1}% of cold; unchanged, warm: {:.2} s",
-        secs(b),
-        secs(c),
-        100.0 * secs(c) / secs(b),
-        secs(same)
+        "median cold {b:.2} s; one cycle appended, warm: {c:.2} s = {:.1}% of cold; unchanged, warm: {same:.2} s",
+        100.0 * c / b,
     ));
-    if !a.is_empty() {
-        let a = median(a);
-        out(&format!("previous release cold {:.2} s: this build is {:.2}x faster cold", secs(a), secs(a) / secs(b)));
+    if theirs.is_some() {
+        let [a, ac, asame] = t0.map(|v| secs(median(v)));
+        out(&format!(
+            "previous release: cold {a:.2} s, appended {ac:.2} s, unchanged {asame:.2} s; this build is {:.2}x faster cold, \
+             {:.2}x appended, {:.2}x unchanged",
+            a / b,
+            ac / c,
+            asame / same
+        ));
     }
-    let q = process(&new, &os(&ledger_args(quarter, &["--no-cache", "--audit-rev", &earlier])));
+    let q = process(&new, &os(&ledger_args(&dir, &["--no-cache", "--audit-rev", &earlier])));
     out(&format!("peak memory, cold --no-cache: {small} cycles {}", q.mem.show()));
     out(&format!("peak memory, cold --no-cache: {cycles} cycles {}", cold_mem.show()));
     shards(&new, &dir, &cold_report);
-    let _ = std::fs::remove_dir_all(&cache);
-    let _ = std::fs::remove_dir_all(&warm);
-    let _ = std::fs::remove_dir_all(&earlier_cache);
 }
 
 /// The same ledger in a fresh clone elsewhere (a CI runner's new workspace): packs of its
