@@ -7,9 +7,10 @@
 //! about a damaged pack or loose file. A repository is **sealed** for a run when:
 //! - every index matches its trailer checksum and states its pack's, and every loose object
 //!   inflates and hashes to its id (checked once per run), and
-//! - every pack, named by its checksum, has once been read in full by a run with this cache
-//!   key (every object inflated, its delta chain resolved, its id recomputed, its bytes checked
-//!   against its trailer), the fact kept as an authenticated cache entry with the BLAKE3
+//! - every pack, named by its checksum with its index's, has once been read in full through
+//!   that index by a run with this cache key (every object inflated, its delta chain resolved,
+//!   its id recomputed, its bytes checked against its trailer), the fact kept as an
+//!   authenticated cache entry with the BLAKE3
 //!   fingerprint of those bytes, and its bytes have that fingerprint now (read once per run,
 //!   without inflating anything). A pack seen for the first time (a fresh clone) is read in
 //!   full once; a pack that fails is never recorded, so its repository stays unsealed.
@@ -25,8 +26,10 @@
 use crate::cache::Cache;
 use crate::git::{ObjectId, Repo};
 
-/// Prefix of the table keys recording a pack read in full.
-const KIND: &[u8] = b"pack-verified/";
+/// Prefix of the table keys recording a pack read in full through an index: the `2` is the
+/// layout (the key names the pack and its index; the payload is the fingerprint of the pack's
+/// bytes as read). Entries of layout 1 named the pack alone and held nothing.
+const KIND: &[u8] = b"pack-verified/2/";
 
 /// Whether entries of `cache` may answer for objects of `repo` in this run.
 pub fn sealed(cache: &Cache, repo: &Repo) -> bool {
@@ -54,21 +57,13 @@ fn seal(cache: &Cache, repo: &Repo) -> Option<Vec<u8>> {
     cache.once_per_run_value(&name, || {
         let packs = repo.storage().ok()?;
         let all_read = packs.iter().all(|pack| {
-            let key = [KIND, pack.checksum.as_bytes()].concat();
-            let recorded = cache.get(&key);
+            // The index decides which bytes of the pack a lookup reads: a full read stands for
+            // the index it went through, so another index (rewritten, with its checksum
+            // recomputed) is read in full again with its pack.
+            let key = [KIND, pack.checksum.as_bytes(), pack.index_checksum.as_bytes()].concat();
             let now = || repo.pack_fingerprint(pack).ok();
-            match recorded.as_deref() {
-                Some(f) if f.len() == 32 && now().is_some_and(|n| n == f) => return true,
-                // Recorded by a build that kept no fingerprint: read in full then, so the trailer
-                // check (which takes the fingerprint) is all that is left to do.
-                Some([]) => {
-                    if let Ok(f) = repo.read_pack(pack) {
-                        cache.put(&key, &f);
-                        return true;
-                    }
-                    return false;
-                }
-                _ => {}
+            if cache.get(&key).is_some_and(|f| f.len() == 32 && now().is_some_and(|n| n == f[..])) {
+                return true;
             }
             // Its bytes read the same before and after the full read, so the fingerprint kept is
             // of the bytes that read whole.

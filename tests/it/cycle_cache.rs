@@ -385,7 +385,7 @@ fn a_damaged_repository_is_not_answered_from_the_cache() {
     let hits = warm.stats().by_kind.get("cycle").map_or(0, |k| k.hits);
     assert!(hits > 0, "the fixture's receipts are cached");
     let ran = objects_damaged_after_the_cache_was_filled("v1-genuine", &dir, &cache_dir, tmp.path(), hits);
-    assert_eq!(ran, 8, "four kinds of damage on each of two repositories");
+    assert_eq!(ran, 10, "five kinds of damage on each of two repositories");
 }
 
 /// How a repository is damaged after the cache was filled (issue 21: the cache never answers
@@ -402,6 +402,10 @@ enum Damage {
     PackByteResealed,
     /// A loose blob's file holding another object (valid zlib, valid header, wrong id).
     LooseSwapped,
+    /// The pack intact, its index rewritten with two objects' offsets swapped and its checksum
+    /// recomputed: a lookup of one reads the other. Only a full read through this index finds it
+    /// (the pack's bytes are those read in full before).
+    IndexResealed,
 }
 
 /// `git repack -adq` in `repo`, then the pack file and its index.
@@ -463,6 +467,26 @@ fn damage(repo: &Path, how: Damage) -> bool {
             }
             std::fs::write(&pack, bytes).expect("write the pack");
         }
+        Damage::IndexResealed => {
+            let (_, idx) = repack(repo);
+            writable(&idx);
+            let mut index = std::fs::read(&idx).expect("read the index");
+            // Version 2: magic and version (8), fan-out (256 × 4), then per object its id, its
+            // CRC and its 4-byte offset, in id order.
+            let n = u32::from_be_bytes(index[8 + 255 * 4..8 + 256 * 4].try_into().expect("4 bytes")) as usize;
+            if n < 2 {
+                return false;
+            }
+            let offsets = 8 + 256 * 4 + n * (20 + 4);
+            let (a, b) = (offsets, offsets + 4);
+            let first: [u8; 4] = index[a..a + 4].try_into().expect("4 bytes");
+            index.copy_within(b..b + 4, a);
+            index[b..b + 4].copy_from_slice(&first);
+            let m = index.len();
+            let own = sha1(&index[..m - 20]);
+            index[m - 20..].copy_from_slice(&own);
+            std::fs::write(&idx, index).expect("write the index");
+        }
         Damage::LooseSwapped => {
             let store =
                 repo.join(String::from_utf8_lossy(&support::git(repo, &["rev-parse", "--git-path", "objects"])).trim());
@@ -501,7 +525,9 @@ fn objects_damaged_after_the_cache_was_filled(
     let mut ran = 0;
     let sides = [dir.join("audit"), dir.join("science")];
     for repo in sides.iter().filter(|r| r.is_dir()) {
-        for how in [Damage::Repacked, Damage::PackByte, Damage::PackByteResealed, Damage::LooseSwapped] {
+        for how in
+            [Damage::Repacked, Damage::PackByte, Damage::PackByteResealed, Damage::IndexResealed, Damage::LooseSwapped]
+        {
             std::fs::remove_dir_all(dir).expect("reset the fixture");
             support::copy_dir(&pristine, dir);
             if !damage(repo, how) {
