@@ -136,6 +136,9 @@ pub struct Cache {
     loaded: HashMap<Vec<u8>, Vec<u8>>,
     /// The [`DEFERRED`] entries, read on the first lookup of one.
     deferred: std::sync::OnceLock<HashMap<Vec<u8>, Vec<u8>>>,
+    /// Whether the database passed its integrity check when the cache opened: a database that
+    /// was busy then, or failed the check (and could not be moved aside), is not read later.
+    checked: bool,
     pending: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -187,8 +190,12 @@ impl Cache {
                     .map_or_else(|| format!("from {}", key::ENV), |f| f.display().to_string())
             ));
         }
+        let mut checked = false;
         let loaded = match with_db(&path, true, |db| load(db, Part::Eager)) {
-            Ok(m) => m,
+            Ok(m) => {
+                checked = true;
+                m
+            }
             Err(Open::Busy) => {
                 notes.push(format!(
                     "{}: another run held the database for {}s; reading nothing",
@@ -218,6 +225,7 @@ impl Cache {
             audit: false,
             loaded,
             deferred: std::sync::OnceLock::new(),
+            checked,
             pending: Mutex::default(),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -295,7 +303,7 @@ impl Cache {
     /// is as good: every entry is authenticated on its own.
     fn deferred(&self) -> &HashMap<Vec<u8>, Vec<u8>> {
         self.deferred.get_or_init(|| {
-            if !self.path.exists() {
+            if !self.checked || !self.path.exists() {
                 return HashMap::new();
             }
             with_db(&self.path, false, |db| load(db, Part::Deferred)).unwrap_or_else(|e| {
