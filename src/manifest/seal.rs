@@ -10,10 +10,10 @@
 //! - every pack, named by its checksum with its index's, has once been read in full through
 //!   that index by a run with this cache key (every object inflated, its delta chain resolved,
 //!   its id recomputed, its bytes checked against its trailer), the fact kept as an
-//!   authenticated cache entry with the BLAKE3
-//!   fingerprint of those bytes, and its bytes have that fingerprint now (read once per run,
-//!   without inflating anything). A pack seen for the first time (a fresh clone) is read in
-//!   full once; a pack that fails is never recorded, so its repository stays unsealed.
+//!   authenticated cache entry with the BLAKE3 fingerprint of those bytes, and its bytes have
+//!   that fingerprint now (read once per run, without inflating anything). A pack seen for the
+//!   first time (a fresh clone), or with another index, is read in full once; a pack that
+//!   fails is never recorded, so its repository stays unsealed.
 //!
 //! The fingerprint stands in for the trailer checksum on later runs because it names the same
 //! bytes, and the pack's bytes are what a damaged disk or a rewritten file changes: a trailer
