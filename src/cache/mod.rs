@@ -13,7 +13,7 @@
 //! when it ends ([`Cache::flush`]); the database is open only for those moments, so concurrent
 //! runs wait for each other for milliseconds, not for a whole verification. The blob digests,
 //! nine in ten of a ledger's entries, are loaded only when the run first asks for one
-//! ([`DEFERRED`]): a re-verification whose receipts all hit never does.
+//! (`DEFERRED`): a re-verification whose receipts all hit never does.
 
 pub mod entry;
 pub mod key;

@@ -20,8 +20,9 @@ pub struct Pack {
     /// The `.pack` file.
     pub pack: PathBuf,
     /// The pack's trailer checksum as the pack's last bytes and its index both state it; it
-    /// names the pack's content only once [`read_pack`] has checked it against the bytes, or
-    /// [`fingerprint`] has found the bytes of such a check.
+    /// names the pack's content only once [`Repo::read_pack`](super::Repo::read_pack) has
+    /// checked it against the bytes, or [`Repo::pack_fingerprint`](super::Repo::pack_fingerprint)
+    /// has found the bytes of such a check.
     pub checksum: ObjectId,
     /// The index's trailer checksum, verified against its bytes: it names which objects a
     /// lookup finds (an index can leave out an object its pack holds).
@@ -157,8 +158,8 @@ fn trailer(pack: &Path, kind: gix::hash::Kind) -> Result<ObjectId, String> {
     ObjectId::try_from(id.as_slice()).map_err(|e| named(&e))
 }
 
-/// What a cached run compares a pack's bytes with: their BLAKE3 digest, taken by [`read_pack`]
-/// when the pack was checked in full.
+/// What a cached run compares a pack's bytes with: their BLAKE3 digest, taken by
+/// [`Repo::read_pack`](super::Repo::read_pack) when the pack was checked in full.
 pub type Fingerprint = [u8; 32];
 
 /// Bytes read at a time; large enough that BLAKE3 hashes one chunk on every core.
