@@ -97,6 +97,8 @@ pub struct HashStats {
     /// Of `blobs_hashed`, those whose digest came from the persistent cache (counted in
     /// `blobs_hashed` and `bytes_hashed` all the same, so a report does not depend on the cache).
     pub from_persistent: u64,
+    /// The bytes of those blobs (counted in `bytes_hashed` all the same).
+    pub bytes_from_persistent: u64,
 }
 
 /// SHA-256 of blobs by id, computed at most once per run: in bulk ([`BlobHashes::hash_all`])
@@ -113,6 +115,7 @@ pub struct BlobHashes {
     hits: Vec<PaddedCounter>,
     persistent: Option<Arc<crate::cache::Cache>>,
     from_persistent: AtomicU64,
+    bytes_from_persistent: AtomicU64,
 }
 
 impl Default for BlobHashes {
@@ -124,6 +127,7 @@ impl Default for BlobHashes {
             hits: (0..SHARDS).map(|_| PaddedCounter::default()).collect(),
             persistent: None,
             from_persistent: AtomicU64::new(0),
+            bytes_from_persistent: AtomicU64::new(0),
         }
     }
 }
@@ -255,6 +259,7 @@ impl BlobHashes {
             if repo.has(id) {
                 self.record(n);
                 self.from_persistent.fetch_add(1, Ordering::Relaxed);
+                self.bytes_from_persistent.fetch_add(n, Ordering::Relaxed);
                 return Ok((d, n));
             }
             // Found but not used: counted a miss, as the figures line would otherwise claim
@@ -321,6 +326,7 @@ impl BlobHashes {
             bytes_hashed: self.bytes.load(Ordering::Relaxed),
             cache_hits: self.hits.iter().map(|h| h.0.load(Ordering::Relaxed)).sum(),
             from_persistent: self.from_persistent.load(Ordering::Relaxed),
+            bytes_from_persistent: self.bytes_from_persistent.load(Ordering::Relaxed),
         }
     }
 }

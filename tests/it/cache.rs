@@ -106,6 +106,11 @@ fn the_report_is_byte_identical_cold_warm_and_without_the_cache() {
     let from_blobs = cached(&l, &[]);
     same_report(&plain, &from_blobs);
     assert_eq!(figure(&from_blobs, "hits"), blobs as u64, "every digest written is read back: {}", stderr(&from_blobs));
+    // The work line counts what this run hashed, not the digests the cache answered.
+    let work = stderr(&from_blobs);
+    assert!(work.contains(&format!("work: 0 blobs hashed (0 bytes), {blobs} digests from the cache")), "{work}");
+    let cold_work = stderr(&cold);
+    assert!(cold_work.contains(", 0 digests from the cache"), "{cold_work}");
     let audit = cached(&l, &["--cache-audit"]);
     same_report(&plain, &audit);
     assert!(stderr(&audit).contains("audit: 0 of"), "{}", stderr(&audit));

@@ -406,8 +406,11 @@ fn stats(report: &mut Report, run: &Run) {
     report.stats.insert("verdicts".into(), json!(verdicts));
     // How many blobs this run hashed depends on what a cache already held: work, not a figure
     // of the ledger.
-    report.work.insert("blobsHashed".into(), run.hash_stats.blobs_hashed);
-    report.work.insert("bytesHashed".into(), run.hash_stats.bytes_hashed);
+    // Digests answered by the persistent cache were not hashed by this run.
+    let h = &run.hash_stats;
+    report.work.insert("blobsHashed".into(), h.blobs_hashed - h.from_persistent);
+    report.work.insert("bytesHashed".into(), h.bytes_hashed - h.bytes_from_persistent);
+    report.work.insert("digestsFromCache".into(), h.from_persistent);
 }
 
 /// `crossverify demo`: writes the built-in demo ledger ([`mod@crate::crossaudit::demo`], minted from

@@ -189,7 +189,8 @@ pub(crate) fn ledger(
         && args.cache.asked(&Env::read())
         && let (Some(n), Some(b)) = (report.work.get("blobsHashed"), report.work.get("bytesHashed"))
     {
-        note(quiet, &format!("work: {n} blobs hashed ({b} bytes)"));
+        let cached = report.work.get("digestsFromCache").copied().unwrap_or(0);
+        note(quiet, &format!("work: {n} blobs hashed ({b} bytes), {cached} digests from the cache"));
     }
     // The cache's table of every entry goes with the process, not entry by entry (see `run`).
     std::mem::forget(o);
