@@ -191,6 +191,17 @@ proptest! {
         }
     }
 
+    /// The block test of strings written unescaped decides as a test of each byte, with the
+    /// escaped byte anywhere in a block, in the last partial block, or absent.
+    #[test]
+    fn unescaped_strings_are_found_byte_for_byte(
+        s in prop::collection::vec(prop_oneof![Just(0u8), Just(0x1f), Just(b'"'), Just(b'\\'), Just(0x7e), Just(0x7f), Just(0xc3), 0x20u8..0x7e], 0..100),
+        ascii in any::<bool>(),
+    ) {
+        let reference = s.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\' && !(ascii && b > 0x7e));
+        prop_assert_eq!(write::needs_no_escape(&s, ascii), reference);
+    }
+
     #[test]
     fn float_repr_round_trips(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
         let s = float::python_float_repr(f);

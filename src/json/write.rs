@@ -166,7 +166,7 @@ pub fn quote(s: &str) -> String {
 fn write_string(s: &str, ascii: bool, out: &mut String) {
     out.push('"');
     // Most strings (paths, digests) need no escape at all.
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && !(ascii && b > 0x7e)) {
+    if needs_no_escape(s.as_bytes(), ascii) {
         out.push_str(s);
         out.push('"');
         return;
@@ -193,4 +193,12 @@ fn write_string(s: &str, ascii: bool, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// No byte of `s` is escaped. Tested in blocks without an early exit inside one, which the
+/// compiler turns into vector compares: a byte-at-a-time test was 3% of a cold ledger run,
+/// hashing every receipt's canonical form.
+pub(super) fn needs_no_escape(s: &[u8], ascii: bool) -> bool {
+    let escaped = |b: u8| (b < 0x20) | (b == b'"') | (b == b'\\') | (ascii & (b > 0x7e));
+    s.chunks(32).all(|block| !block.iter().fold(false, |any, &b| any | escaped(b)))
 }

@@ -107,7 +107,7 @@ pub struct HashStats {
 pub struct BlobHashes {
     /// Sharded by the first byte of the id: workers that look up different blobs rarely wait
     /// for one another (ledgers look up tens of millions of manifest entries).
-    shards: Vec<Mutex<IdMap<Cell>>>,
+    shards: Vec<Mutex<IdMap<Slot>>>,
     hashed: AtomicU64,
     bytes: AtomicU64,
     /// Per shard, each on its own cache line: two workers counting hits in one shared counter
@@ -161,6 +161,25 @@ struct PaddedCounter(AtomicU64);
 /// A blob's digest and size, or why it could not be read.
 type Cell = Arc<OnceLock<Result<(Digest, u64), String>>>;
 
+/// A blob's place in the table.
+#[derive(Clone)]
+enum Slot {
+    /// Hashed, and held in the table itself: a lookup reads it without following a pointer to
+    /// a cell (ten million lookups per ledger, most of their time waiting on memory).
+    Known(Digest),
+    /// Being hashed, or found unreadable.
+    Pending(Cell),
+}
+
+impl Slot {
+    fn value(&self) -> Option<Result<Digest, String>> {
+        match self {
+            Slot::Known(d) => Some(Ok(*d)),
+            Slot::Pending(c) => c.get().cloned().map(|r| r.map(|(d, _)| d)),
+        }
+    }
+}
+
 impl BlobHashes {
     /// An empty cache.
     #[must_use]
@@ -180,14 +199,18 @@ impl BlobHashes {
         self.hits[usize::from(id.as_bytes()[0]) % SHARDS].0.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn shard(&self, id: ObjectId) -> std::sync::MutexGuard<'_, IdMap<Cell>> {
+    fn shard(&self, id: ObjectId) -> std::sync::MutexGuard<'_, IdMap<Slot>> {
         self.shards[usize::from(id.as_bytes()[0]) % SHARDS]
             .lock()
             .expect("hash cache lock is never poisoned: nothing panics while holding it")
     }
 
-    fn cell(&self, id: ObjectId) -> Cell {
-        self.shard(id).entry(id).or_default().clone()
+    /// The digest when known, else the cell in which it is (being) computed.
+    fn cell(&self, id: ObjectId) -> Result<Digest, Cell> {
+        match self.shard(id).entry(id).or_insert_with(|| Slot::Pending(Cell::default())) {
+            Slot::Known(d) => Ok(*d),
+            Slot::Pending(c) => Err(c.clone()),
+        }
     }
 
     fn record(&self, n: u64) {
@@ -209,7 +232,7 @@ impl BlobHashes {
         let todo: Vec<ObjectId> = {
             let mut seen = std::collections::HashSet::new();
             ids.into_iter()
-                .filter(|id| self.shard(*id).get(id).is_none_or(|c| c.get().is_none()) && seen.insert(*id))
+                .filter(|id| self.shard(*id).get(id).is_none_or(|s| s.value().is_none()) && seen.insert(*id))
                 .collect()
         };
         // Blobs are read in the order given (tree order for a manifest), which follows the
@@ -238,7 +261,15 @@ impl BlobHashes {
     }
 
     fn hash_into_cell(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<Digest, String> {
-        self.cell(id).get_or_init(|| self.compute(repo, id, buf, ctx)).clone().map(|(d, _)| d)
+        let cell = match self.cell(id) {
+            Ok(d) => return Ok(d),
+            Err(cell) => cell,
+        };
+        let d = cell.get_or_init(|| self.compute(repo, id, buf, ctx)).clone().map(|(d, _)| d)?;
+        // Later lookups read the digest in place. Threads already holding the cell still read
+        // the same value from it.
+        self.shard(id).insert(id, Slot::Known(d));
+        Ok(d)
     }
 
     fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<(Digest, u64), String> {
@@ -295,11 +326,17 @@ impl BlobHashes {
     pub fn get_or_hash(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>) -> Result<Digest, String> {
         // The common case (a ledger looks up each blob once per receipt binding it): the digest
         // is known, read under the shard's lock without taking a handle on its cell.
-        if let Some(Ok((d, _))) = self.shard(id).get(&id).and_then(|c| c.get()) {
+        if let Some(Slot::Known(d)) = self.shard(id).get(&id) {
             self.hit(id);
             return Ok(*d);
         }
-        let cell = self.cell(id);
+        let cell = match self.cell(id) {
+            Ok(d) => {
+                self.hit(id);
+                return Ok(d);
+            }
+            Err(cell) => cell,
+        };
         if let Some(v) = cell.get() {
             self.hit(id);
             return v.clone().map(|(d, _)| d);
@@ -311,7 +348,7 @@ impl BlobHashes {
     /// was never hashed.
     #[must_use]
     pub fn get(&self, id: ObjectId) -> Option<Result<Digest, String>> {
-        let hit = self.shard(id).get(&id).and_then(|c| c.get().cloned()).map(|r| r.map(|(d, _)| d));
+        let hit = self.shard(id).get(&id).and_then(Slot::value);
         if hit.is_some() {
             self.hit(id);
         }

@@ -65,6 +65,15 @@ pub fn manifest_key(family: Family, path: &BStr) -> Option<String> {
     }
 }
 
+/// [`manifest_key`] of a path the caller gives up: an unquoted key keeps the path's buffer
+/// (a ledger builds ten thousand keys per receipt). `Err` returns the path, not UTF-8.
+fn manifest_key_owned(family: Family, path: BString) -> Result<String, BString> {
+    match family {
+        Family::V1 if needs_quote(path.as_bstr()) => Ok(git::c_quote(path.as_bstr())),
+        Family::V1 | Family::Schema2 => String::from_utf8(path.into()).map_err(|e| BString::from(e.into_bytes())),
+    }
+}
+
 fn changes_vs_first_parent(repo: &Repo, commit: ObjectId) -> Result<(Vec<git::Change>, bool), git::Error> {
     let c = repo.commit(commit)?;
     let parent_tree = match c.parents.first() {
@@ -166,11 +175,14 @@ pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> 
     // whole scope: nothing in it can be left unbound, and no increment directories are listed.
     let mut files = Vec::with_capacity(entries.len());
     for e in entries {
-        let Some(path) = manifest_key(Family::Schema2, e.path.as_bstr()) else {
-            if e.kind.is_file() {
-                sel.unspellable.push(git::display_path(e.path.as_bstr()));
+        let path = match manifest_key_owned(Family::Schema2, e.path) {
+            Ok(path) => path,
+            Err(raw) => {
+                if e.kind.is_file() {
+                    sel.unspellable.push(git::display_path(raw.as_bstr()));
+                }
+                continue;
             }
-            continue;
         };
         if p.v4 && !template_free(&path) {
             continue;
@@ -367,7 +379,7 @@ pub fn unbound(
         .filter(|e| e.kind.is_file())
         .map(|e| {
             let family = if sel.c_quoted { Family::V1 } else { Family::Schema2 };
-            manifest_key(family, e.path.as_bstr()).unwrap_or_else(|| git::display_path(e.path.as_bstr()))
+            manifest_key_owned(family, e.path).unwrap_or_else(|raw| git::display_path(raw.as_bstr()))
         })
         .filter(|p| !bound.contains_key(p) && !sel.keys.contains_key(p))
         .collect())
