@@ -50,6 +50,30 @@ fn each_distinct_blob_is_hashed_once_per_cache() {
 }
 
 #[test]
+fn known_many_answers_hashed_blobs_in_order_and_counts_them_as_hits() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, c0, _) = science(tmp.path());
+    let hashes = BlobHashes::new();
+    let listed = repo.walk(repo.commit(c0).expect("commit").tree, &Scope::all()).expect("walk");
+    let ids: Vec<ObjectId> = listed.iter().map(|e| e.id).collect();
+    let mut buf = Vec::new();
+    let first = hashes.get_or_hash(&repo, ids[0], &mut buf).expect("hash");
+    let stranger = ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex");
+    // Asked twice, unknown, not asked: only the hashed blob is answered, at each of its places.
+    let asked = [Some(ids[0]), Some(ids[1]), None, Some(stranger), Some(ids[0])];
+    let before = hashes.stats().cache_hits;
+    assert_eq!(hashes.known_many(&asked), [Some(first), None, None, None, Some(first)]);
+    assert_eq!(hashes.stats().cache_hits, before + 2);
+    for id in &ids {
+        hashes.get_or_hash(&repo, *id, &mut buf).expect("hash");
+    }
+    let all: Vec<Option<ObjectId>> = ids.iter().copied().map(Some).collect();
+    let want: Vec<Option<Digest>> = ids.iter().map(|id| hashes.get(*id).map(|d| d.expect("readable"))).collect();
+    assert_eq!(hashes.known_many(&all), want);
+    assert!(want.iter().all(Option::is_some));
+}
+
+#[test]
 fn special_entries_carry_markers_and_files_their_digest() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (repo, _, c1) = science(tmp.path());
