@@ -10,6 +10,13 @@
 #![allow(clippy::print_stdout, reason = "a benchmark reports to its terminal")]
 #![allow(missing_docs, reason = "criterion generates the entry point")]
 
+/// The allocator the command line ships with (`src/bin/crossverify/main.rs`): with glibc's,
+/// the story diff's reads of loose objects spent their time in `munmap`'s cross-core TLB
+/// shootdowns, a cost the user's runs do not have. Both contenders use it.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

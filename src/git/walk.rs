@@ -5,7 +5,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 
 use super::error::{Error, Result};
-use super::repo::Repo;
+use super::repo::{Children, Repo};
 use super::tree::{Change, EntryKind, Scope, TreeEntry};
 
 /// Deepest tree nesting read, as git's default `core.maxTreeDepth`: deeper trees are refused
@@ -110,14 +110,17 @@ fn too_deep(repo: &Repo, id: ObjectId) -> Error {
 }
 
 fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
-    let list = |t: Option<ObjectId>| -> Result<Vec<(BString, EntryKind, ObjectId)>> {
-        let mut v = match t {
-            Some(t) => repo.tree_children(t)?.as_ref().clone(),
-            None => Vec::new(),
-        };
+    let list = |t: Option<ObjectId>| -> Result<Children> {
+        let Some(t) = t else { return Ok(Children::default()) };
+        let v = repo.tree_children(t)?;
         // git orders a tree `d` as `d/`; a plain name order pairs `d` (file) with `d` (tree).
+        // Most trees are in both orders, and are used as the cache holds them, uncopied.
+        if v.is_sorted_by(|x, y| x.0 <= y.0) {
+            return Ok(v);
+        }
+        let mut v = v.as_ref().clone();
         v.sort_by(|x, y| x.0.cmp(&y.0));
-        Ok(v)
+        Ok(Children::new(v))
     };
     let mut stack = vec![(old, new, BString::default(), 0usize)];
     while let Some((old, new, base, depth)) = stack.pop() {
@@ -151,12 +154,15 @@ fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec
                     (Some(&a[i - 1]), Some(&b[j - 1]))
                 }
             };
-            let name = left.or(right).expect("one side is present").0.as_bstr();
-            let path = join(&base, name);
             let lt = left.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
             let rt = right.filter(|e| e.1 == EntryKind::Tree).map(|e| e.2);
             let lf = left.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
             let rf = right.filter(|e| e.1 != EntryKind::Tree).map(|e| (e.1, e.2));
+            if lf == rf && lt == rt {
+                // Unchanged: no path is built for it (most entries of most trees compared).
+                continue;
+            }
+            let path = join(&base, left.or(right).expect("one side is present").0.as_bstr());
             if lf != rf {
                 out.push(Change { path: path.clone(), old: lf, new: rf });
             }

@@ -216,8 +216,16 @@ pub fn load(repo: &Repo, rev: &str, story: &str, src: &Sources) -> Result<Live, 
     let commands = format::command_set(&cv, "").map_err(|e| LiveError(format!("{cfrom}: {e}")))?;
     let sc = scope(repo, &sv).map_err(|e| LiveError(format!("{sfrom}: {e}")))?;
     let hash = |v: &Value, from: &str| format::doc_hash(v).map_err(|e| LiveError(format!("{from}: {e}")));
-    let material_hash = identity::material_hash(repo, head, &policy.roots)?;
-    let story_files_hash = identity::story_files_hash(repo, sc.base, head, &sc.allowed, &policy.roots)?;
+    // Side by side, each on its own handle (one shares its tree cache, not its state): the
+    // story diff reads the base's versions of the directories the story changed, trees
+    // `materialHash` never reads, and on a 10,000-file tree that reading alone made a
+    // bundle's verification 1.65 times the time of `materialHash`.
+    let shared = repo.shared();
+    let (material_hash, story_files_hash) = rayon::join(
+        || identity::material_hash(&shared.local(), head, &policy.roots),
+        || identity::story_files_hash(&shared.local(), sc.base, head, &sc.allowed, &policy.roots),
+    );
+    let (material_hash, story_files_hash) = (material_hash?, story_files_hash?);
     Ok(Live {
         head,
         object_format: if head.kind() == gix::hash::Kind::Sha1 { "sha1" } else { "sha256" },
