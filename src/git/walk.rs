@@ -21,7 +21,7 @@ impl Repo {
         let mut out = Vec::new();
         walk(self, tree, scope, &mut out)?;
         // Sorted already for trees git would write, which are the only ones decoded; a sort
-        // of sorted input is one comparison per entry.
+        // of sorted input compares neighbours only.
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
@@ -75,8 +75,9 @@ fn walk(repo: &Repo, tree: ObjectId, scope: &Scope, out: &mut Vec<TreeEntry>) ->
     // Depth first, each tree's entries in stored order, a subtree entered where it is met: git
     // stores `d` as `d/`, so this is the order of the paths' bytes, and the caller's sort
     // finds nothing to move (a stack popped last-in-first-out made it sort ten thousand paths
-    // per receipt). An explicit stack instead of recursion: a hostile tree cannot exhaust the
-    // thread's stack.
+    // per receipt). Of two damaged subtrees, the error names the first in path order (the
+    // last, before 377e50f). An explicit stack instead of recursion: a hostile tree cannot
+    // exhaust the thread's stack.
     let mut stack = vec![(repo.tree_children(tree)?, 0usize, BString::default())];
     while let Some((children, next, base)) = stack.last_mut() {
         let Some((name, kind, child)) = children.get(*next) else {
