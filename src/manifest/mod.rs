@@ -150,6 +150,11 @@ fn parse_persistent(p: &[u8]) -> Option<(Digest, u64)> {
 
 const SHARDS: usize = 64;
 
+/// The shard of `id`, by its first byte (ids are uniformly distributed already).
+fn shard_index(id: ObjectId) -> usize {
+    usize::from(id.as_bytes()[0]) % SHARDS
+}
+
 /// Object ids are uniformly distributed already: gix's table hashes them by their first bytes
 /// instead of SipHash over all twenty (ten million lookups per ledger).
 type IdMap<V> = gix::hashtable::HashMap<ObjectId, V>;
@@ -196,16 +201,18 @@ impl BlobHashes {
     }
 
     fn hit(&self, id: ObjectId) {
-        self.hits[usize::from(id.as_bytes()[0]) % SHARDS].0.fetch_add(1, Ordering::Relaxed);
+        self.hits[shard_index(id)].0.fetch_add(1, Ordering::Relaxed);
     }
 
     fn shard(&self, id: ObjectId) -> std::sync::MutexGuard<'_, IdMap<Slot>> {
-        self.shards[usize::from(id.as_bytes()[0]) % SHARDS]
-            .lock()
-            .expect("hash cache lock is never poisoned: nothing panics while holding it")
+        self.lock(shard_index(id))
     }
 
     /// The digest when known, else the cell in which it is (being) computed.
+    fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, IdMap<Slot>> {
+        self.shards[shard].lock().expect("hash cache lock is never poisoned: nothing panics while holding it")
+    }
+
     fn cell(&self, id: ObjectId) -> Result<Digest, Cell> {
         match self.shard(id).entry(id).or_insert_with(|| Slot::Pending(Cell::default())) {
             Slot::Known(d) => Ok(*d),
@@ -351,11 +358,10 @@ impl BlobHashes {
     /// tenth of a cold ledger run.
     #[must_use]
     pub fn known_many(&self, ids: &[Option<ObjectId>]) -> Vec<Option<Digest>> {
-        let shard_of = |id: &ObjectId| usize::from(id.as_bytes()[0]) % SHARDS;
         // Positions grouped by shard: a counting sort, linear in the ids.
         let mut start = [0usize; SHARDS + 1];
         for id in ids.iter().flatten() {
-            start[shard_of(id) + 1] += 1;
+            start[shard_index(*id) + 1] += 1;
         }
         for s in 0..SHARDS {
             start[s + 1] += start[s];
@@ -364,7 +370,7 @@ impl BlobHashes {
         let mut order = vec![0u32; start[SHARDS]];
         for (i, id) in ids.iter().enumerate() {
             if let Some(id) = id {
-                let s = shard_of(id);
+                let s = shard_index(*id);
                 order[fill[s]] = u32::try_from(i).expect("a manifest holds fewer than 2^32 entries");
                 fill[s] += 1;
             }
@@ -375,8 +381,7 @@ impl BlobHashes {
             if positions.is_empty() {
                 continue;
             }
-            let map =
-                self.shards[s].lock().expect("hash cache lock is never poisoned: nothing panics while holding it");
+            let map = self.lock(s);
             let mut found = 0;
             for &i in positions {
                 let i = i as usize;
