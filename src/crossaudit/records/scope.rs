@@ -59,10 +59,7 @@ fn needs_quote(p: &BStr) -> bool {
 /// differ only in invalid bytes would share it.
 #[must_use]
 pub fn manifest_key(family: Family, path: &BStr) -> Option<String> {
-    match family {
-        Family::V1 if needs_quote(path) => Some(git::c_quote(path)),
-        Family::V1 | Family::Schema2 => path.to_str().ok().map(str::to_owned),
-    }
+    manifest_key_owned(family, path.to_owned()).ok()
 }
 
 /// [`manifest_key`] of a path the caller gives up: an unquoted key keeps the path's buffer
