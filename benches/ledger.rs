@@ -95,12 +95,12 @@ fn reference(dir: &Path) -> (usize, u64) {
         let sha: ObjectId = r.sha.as_deref().expect("sha").parse().expect("hex");
         let commit = science.commit(sha).expect("science commit");
         mismatches += usize::from(r.tree.as_deref() != Some(commit.tree.to_string().as_str()));
-        for (path, want) in r.manifest.as_ref().expect("manifest") {
+        for (path, want) in r.manifest.as_ref().expect("manifest").iter() {
             match science.entry(commit.tree, path.as_str().into()).expect("lookup") {
                 Some(entry) => {
                     let blob = science.blob(entry.id).expect("blob");
                     bytes += blob.len() as u64;
-                    mismatches += usize::from(Digest::of(&blob).hex() != *want);
+                    mismatches += usize::from(Digest::of(&blob).hex() != want);
                 }
                 None => mismatches += usize::from(want != "ABSENT"),
             }

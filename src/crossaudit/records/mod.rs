@@ -7,6 +7,7 @@ pub mod config;
 pub mod constitution;
 pub mod dcl;
 mod derive;
+mod manifest;
 pub mod receipt;
 pub mod report_md;
 pub mod scope;

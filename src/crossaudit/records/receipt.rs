@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+pub use super::manifest::Manifest;
 use crate::json::{self, Value};
 use crate::manifest::Digest;
 
@@ -61,7 +62,7 @@ pub struct Receipt {
     /// `cycle.parent_receipt` (schema 2).
     pub parent_receipt: Option<String>,
     /// Manifest path → digest or `ABSENT`.
-    pub manifest: Option<BTreeMap<String, String>>,
+    pub manifest: Option<Manifest>,
     /// v1 `constitution_hash` / schema-2 `inputs.constitution_commit`.
     pub constitution_commit: Option<String>,
     /// Schema-2 `inputs.constitution_sha256`.
@@ -219,13 +220,18 @@ pub fn manifest_key_problem(k: &str, family: Family) -> Option<String> {
                 crate::git::c_quote(k.as_bytes().as_bstr())
             ));
         }
-        Family::V1 | Family::Schema2 => k.as_bytes().to_vec(),
+        // The key is its own name: checked where it lies, not copied (ten thousand per receipt).
+        Family::V1 | Family::Schema2 => return name_problem(k.as_bytes(), k),
     };
+    name_problem(&raw, &String::from_utf8_lossy(&raw))
+}
+
+/// Problems with a name given as its bytes and as text.
+fn name_problem(raw: &[u8], text: &str) -> Option<String> {
     if raw.contains(&0) {
         return Some("NUL in path (git cannot store it)".into());
     }
-    let text = String::from_utf8_lossy(&raw);
-    path_shape_problem(&text).map(str::to_owned)
+    path_shape_problem(text).map(str::to_owned)
 }
 
 /// Component rules shared by every dialect.
@@ -424,23 +430,7 @@ impl Receipt {
 
     fn manifest_from(&mut self, taken: Option<Result<BTreeMap<String, Value>, ()>>) {
         match taken {
-            Some(Ok(m)) => {
-                // Built from a sorted iterator: the map is assembled in bulk.
-                let mut problems = Vec::new();
-                let out = m
-                    .into_iter()
-                    .filter_map(|(k, val)| match val {
-                        Value::String(s) => Some((k, s)),
-                        other => {
-                            problems
-                                .push(format!("manifest entry {k:?} is a {}, not a digest string", other.type_name()));
-                            None
-                        }
-                    })
-                    .collect();
-                self.problems.extend(problems);
-                self.manifest = Some(out);
-            }
+            Some(Ok(m)) => self.manifest = Some(Manifest::from_object(m, &mut self.problems)),
             Some(Err(())) => self.problems.push("manifest must be a mapping of path to digest".into()),
             None => {}
         }
@@ -613,7 +603,7 @@ impl Receipt {
             p.push("auditor model is empty: the auditor's identity is not declared".into());
         }
         if let Some(m) = &self.manifest {
-            for (k, v) in m {
+            for (k, v) in m.iter() {
                 if let Some(why) = manifest_key_problem(k, self.family) {
                     p.push(format!("manifest key {k:?}: {why}"));
                     self.bad_keys.insert(k.clone());

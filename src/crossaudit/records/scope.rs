@@ -358,7 +358,7 @@ pub fn unbound(
     repo: &Repo,
     commit: ObjectId,
     sel: &Selection,
-    bound: &BTreeMap<String, String>,
+    bound: &super::receipt::Manifest,
 ) -> Result<Vec<String>, git::Error> {
     if sel.increment_dirs.is_empty() {
         return Ok(Vec::new());

@@ -8,7 +8,7 @@ use crate::crossaudit::checks::*;
 use crate::crossaudit::load::{Cycle, Ledger};
 use crate::crossaudit::model::{Ctx, res, short};
 use crate::crossaudit::records::config::Config;
-use crate::crossaudit::records::receipt::{Family, Receipt};
+use crate::crossaudit::records::receipt::{Family, Manifest, Receipt};
 use crate::crossaudit::records::scope::{self, Expect, Selection};
 use crate::git::{EntryKind, ObjectId, Repo};
 use crate::manifest::Digest;
@@ -130,7 +130,7 @@ pub(crate) fn lookup(
     repo: &Repo,
     tree: ObjectId,
     r: &Receipt,
-    manifest: &BTreeMap<String, String>,
+    manifest: &Manifest,
     sel: Option<&Selection>,
 ) -> Vec<Option<(EntryKind, ObjectId)>> {
     // One slot per manifest key, in key order. Both maps are sorted, so the selection is
@@ -284,7 +284,7 @@ pub(crate) fn science_checks(
 fn manifest_matches(
     ctx: &Ctx<'_>,
     r: &Receipt,
-    manifest: &BTreeMap<String, String>,
+    manifest: &Manifest,
     prep: &Prepared,
     science: Option<&Repo>,
     buf: &mut Vec<u8>,
@@ -395,7 +395,7 @@ fn entry_result(
 /// every file of the increment's directories.
 fn manifest_complete(
     prep: &Prepared,
-    manifest: &BTreeMap<String, String>,
+    manifest: &Manifest,
     subject: &str,
     out: &mut Vec<CheckResult>,
     failed: &mut Vec<String>,
@@ -403,7 +403,7 @@ fn manifest_complete(
     match &prep.selection {
         Some(Ok(sel)) => {
             let mut missing = Vec::new();
-            let mut bound = Ascending::new(manifest);
+            let mut bound = Ascending::new(manifest.keys());
             for (key, exp) in &sel.keys {
                 if let Expect::Absent { hidden: Some(real), .. } = exp {
                     missing.push(format!(
@@ -475,7 +475,7 @@ pub(crate) fn extent_checks(
     failed: &mut Vec<String>,
 ) {
     if r.family == Family::V1 {
-        out.push(if r.manifest.as_ref().is_some_and(BTreeMap::is_empty) {
+        out.push(if r.manifest.as_ref().is_some_and(Manifest::is_empty) {
             failed.push("empty manifest".into());
             res(
                 &INCREMENT_BOUND,
@@ -521,7 +521,7 @@ pub(crate) fn extent_checks(
             let binds = |k: &str| manifest.get(k).is_some_and(|v| v != "ABSENT") && !r.bad_keys.contains(k);
             let unbound: Vec<String> = inc.files.iter().filter(|f| !binds(f)).cloned().collect();
             let (mut any_bound, mut files_bound) = (false, 0usize);
-            for (k, v) in manifest {
+            for (k, v) in manifest.iter() {
                 if v != "ABSENT" && !r.bad_keys.contains(k) {
                     any_bound = true;
                     files_bound += usize::from(!(r.v4 && k == "TASK.md"));
@@ -588,9 +588,9 @@ struct Ascending<'m, V> {
 }
 
 impl<'m, V> Ascending<'m, V> {
-    fn new(map: &'m BTreeMap<String, V>) -> Self {
+    fn new(keys: std::collections::btree_map::Keys<'m, String, V>) -> Self {
         Ascending {
-            rest: map.keys().peekable(),
+            rest: keys.peekable(),
             #[cfg(debug_assertions)]
             last: None,
         }
@@ -610,7 +610,7 @@ impl<'m, V> Ascending<'m, V> {
 /// CV-A717: every manifest entry lies within what the declared scope's rule selects.
 fn within_rule(
     r: &Receipt,
-    manifest: &BTreeMap<String, String>,
+    manifest: &Manifest,
     prep: &Prepared,
     subject: &str,
     out: &mut Vec<CheckResult>,
@@ -618,7 +618,7 @@ fn within_rule(
 ) {
     match &prep.selection {
         Some(Ok(sel)) => {
-            let mut selected = Ascending::new(&sel.keys);
+            let mut selected = Ascending::new(sel.keys.keys());
             let mut considered = 0usize;
             let extra: Vec<String> = manifest
                 .keys()
