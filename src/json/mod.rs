@@ -13,7 +13,7 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{Error, ErrorKind, Limits, parse, parse_with};
+pub use parse::{Error, ErrorKind, Limits, parse, parse_canonical_sha256, parse_with};
 pub(crate) use parse::{Field, Fields, parse_fields};
 pub use value::{Number, Value};
 pub use write::{canonical, canonical_chunks, python_pretty, quote, to_serde};

@@ -91,6 +91,50 @@ pub fn parse_with(bytes: &[u8], limits: Limits) -> Result<Value, Error> {
 /// The parser with its fast paths on or off: off is the reference reading the differential
 /// test holds the fast paths to (`json::tests`).
 pub(super) fn parse_mode(bytes: &[u8], limits: Limits, fast: bool) -> Result<Value, Error> {
+    run(bytes, limits, fast, None).map(|(v, _)| v)
+}
+
+/// [`parse`], and the SHA-256 of the value's canonical form ([`super::canonical`]): the
+/// identity of a schema-2 receipt.
+///
+/// The canonical form is written while parsing: while every object's keys arrive sorted (as
+/// every receipt writer sorts them), it is the document with its whitespace removed, its
+/// strings and numbers in their canonical spelling. The first object whose keys do not arrive
+/// sorted stops that, and the value is serialised once parsed, as before. A receipt is then
+/// read once, not parsed and walked again.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_canonical_sha256(bytes: &[u8]) -> Result<(Value, [u8; 32]), Error> {
+    parse_canonical_mode(bytes, true)
+}
+
+/// [`parse_canonical_sha256`] with the fast paths on or off.
+pub(super) fn parse_canonical_mode(bytes: &[u8], fast: bool) -> Result<(Value, [u8; 32]), Error> {
+    use sha2::Digest as _;
+    let canon = Canon { out: String::with_capacity(super::write::CHUNK + 1024), sha: sha2::Sha256::new() };
+    let (value, canon) = run(bytes, Limits::default(), fast, Some(canon))?;
+    let digest = match canon {
+        Some(mut c) => {
+            c.sha.update(c.out.as_bytes());
+            c.sha.finalize()
+        }
+        None => {
+            let mut sha = sha2::Sha256::new();
+            super::write::canonical_chunks(&value, &mut |chunk| sha.update(chunk.as_bytes()));
+            sha.finalize()
+        }
+    };
+    Ok((value, digest.into()))
+}
+
+/// The canonical form written so far: the text not yet hashed, and the hash of the rest.
+struct Canon {
+    out: String,
+    sha: sha2::Sha256,
+}
+
+fn run(bytes: &[u8], limits: Limits, fast: bool, canon: Option<Canon>) -> Result<(Value, Option<Canon>), Error> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -100,7 +144,7 @@ pub(super) fn parse_mode(bytes: &[u8], limits: Limits, fast: bool) -> Result<Val
             return Err(Error { kind: ErrorKind::InvalidUtf8, line, column });
         }
     };
-    let mut p = Parser { text, pos: 0, limits, fast };
+    let mut p = Parser { text, pos: 0, limits, fast, canon };
     if text.starts_with('\u{feff}') {
         return Err(p.error(ErrorKind::ByteOrderMark));
     }
@@ -110,7 +154,7 @@ pub(super) fn parse_mode(bytes: &[u8], limits: Limits, fast: bool) -> Result<Val
     if p.pos != text.len() {
         return Err(p.error(ErrorKind::TrailingData));
     }
-    Ok(value)
+    Ok((value, p.canon))
 }
 
 /// What [`parse_fields`] keeps of a top-level object.
@@ -154,7 +198,7 @@ pub(crate) fn parse_fields<'a, const N: usize>(
     text: &'a str,
     names: &[&str; N],
 ) -> Result<Option<Fields<'a, N>>, Error> {
-    let mut p = Parser { text, pos: 0, limits: Limits::default(), fast: true };
+    let mut p = Parser { text, pos: 0, limits: Limits::default(), fast: true, canon: None };
     if text.starts_with('\u{feff}') {
         return Err(p.error(ErrorKind::ByteOrderMark));
     }
@@ -184,6 +228,8 @@ struct Parser<'a> {
     pos: usize,
     limits: Limits,
     fast: bool,
+    /// The canonical form being written, when asked for and still possible.
+    canon: Option<Canon>,
 }
 
 impl<'a> Parser<'a> {
@@ -199,6 +245,39 @@ impl<'a> Parser<'a> {
     fn skip_ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.pos += 1;
+        }
+    }
+
+    /// Appends `s` to the canonical form.
+    fn emit(&mut self, s: &str) {
+        if let Some(c) = &mut self.canon {
+            c.out.push_str(s);
+        }
+    }
+
+    /// Appends a string's canonical spelling. One read `plain` (borrowed by [`Self::plain_str`]:
+    /// no escape, no control character) has no character the canonical form escapes: it is
+    /// written as read.
+    fn emit_string(&mut self, s: &str, plain: bool) {
+        if let Some(c) = &mut self.canon {
+            if plain {
+                c.out.push('"');
+                c.out.push_str(s);
+                c.out.push('"');
+            } else {
+                super::write::write_string(s, false, &mut c.out);
+            }
+        }
+    }
+
+    /// Hashes the canonical text written so far once there is a chunk of it.
+    fn emit_flush(&mut self) {
+        use sha2::Digest as _;
+        if let Some(c) = &mut self.canon
+            && c.out.len() >= super::write::CHUNK
+        {
+            c.sha.update(c.out.as_bytes());
+            c.out.clear();
         }
     }
 
@@ -223,7 +302,11 @@ impl<'a> Parser<'a> {
             None => Err(self.error(ErrorKind::UnexpectedEnd)),
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
-            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b'"') => {
+                let s = self.string_cow()?;
+                self.emit_string(&s, matches!(s, Cow::Borrowed(_)));
+                Ok(Value::String(s.into_owned()))
+            }
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
@@ -239,6 +322,7 @@ impl<'a> Parser<'a> {
     fn literal(&mut self, word: &str, value: Value) -> Result<Value, Error> {
         if self.text[self.pos..].starts_with(word) {
             self.pos += word.len();
+            self.emit(word);
             Ok(value)
         } else {
             Err(self.unexpected())
@@ -257,9 +341,11 @@ impl<'a> Parser<'a> {
         // bulk at the end. The first out-of-order key switches to a map with per-key checks.
         let mut sorted: Vec<(String, Value)> = Vec::new();
         let mut map: Option<BTreeMap<String, Value>> = None;
+        self.emit("{");
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
+            self.emit("}");
             return Ok(Value::Object(BTreeMap::new()));
         }
         loop {
@@ -268,14 +354,23 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected());
             }
             let key_pos = self.pos;
-            let key = self.string()?;
+            let key = self.string_cow()?;
+            if !sorted.is_empty() || map.is_some() {
+                self.emit(",");
+            }
+            self.emit_string(&key, matches!(key, Cow::Borrowed(_)));
+            self.emit(":");
+            let key = key.into_owned();
             self.skip_ws();
             self.expect(b':')?;
             self.skip_ws();
             let value = self.value(depth)?;
+            self.emit_flush();
             if map.is_none() && sorted.last().is_none_or(|(last, _)| *last < key) {
                 sorted.push((key, value));
             } else {
+                // Not the canonical order: the value is serialised once parsed instead.
+                self.canon = None;
                 let m = map.get_or_insert_with(|| std::mem::take(&mut sorted).into_iter().collect());
                 match m.entry(key) {
                     Entry::Occupied(e) => {
@@ -292,6 +387,7 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    self.emit("}");
                     return Ok(Value::Object(map.unwrap_or_else(|| sorted.into_iter().collect())));
                 }
                 _ => return Err(self.unexpected()),
@@ -303,19 +399,26 @@ impl<'a> Parser<'a> {
         self.enter(depth)?;
         self.pos += 1;
         let mut items = Vec::new();
+        self.emit("[");
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
+            self.emit("]");
             return Ok(Value::Array(items));
         }
         loop {
             self.skip_ws();
+            if !items.is_empty() {
+                self.emit(",");
+            }
             items.push(self.value(depth)?);
+            self.emit_flush();
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
+                    self.emit("]");
                     return Ok(Value::Array(items));
                 }
                 _ => return Err(self.unexpected()),
@@ -364,7 +467,11 @@ impl<'a> Parser<'a> {
             return Err(self.error(ErrorKind::BadNumber(token.to_owned())));
         }
         self.pos = i;
-        Ok(Value::Number(Number(token.to_owned())))
+        let n = Number(token.to_owned());
+        if self.canon.is_some() {
+            self.emit(&super::write::python_number(&n));
+        }
+        Ok(Value::Number(n))
     }
 
     fn hex4(&mut self) -> Result<u32, Error> {
@@ -376,10 +483,6 @@ impl<'a> Parser<'a> {
         }
         self.pos += 4;
         Ok(u32::from_str_radix(h, 16).expect("four validated hex digits always parse"))
-    }
-
-    fn string(&mut self) -> Result<String, Error> {
-        self.string_cow().map(Cow::into_owned)
     }
 
     /// A string, borrowed from the text when it has no escape ([`Self::plain_str`]).

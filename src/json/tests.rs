@@ -82,6 +82,38 @@ fn depth_limit_holds() {
     }
 }
 
+/// Compact JSON with every object's keys in reverse order.
+fn reversed(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let members: Vec<String> = m.iter().rev().map(|(k, v)| format!("{}:{}", quote(k), reversed(v))).collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(reversed).collect::<Vec<_>>().join(",")),
+        scalar => canonical(scalar),
+    }
+}
+
+/// Spellings the canonical form changes: numbers Python reprints, escapes it drops or
+/// shortens, whitespace, a big document crossing the chunk size, and unsorted keys nested in
+/// sorted ones.
+#[test]
+fn canonical_hash_while_parsing_respells_numbers_and_strings() {
+    let big = format!("[{}]", vec!["\"\\u00e9\\/x\\u0001\""; 40_000].join(" , "));
+    let docs = [
+        r#"[-0, -0.0, 1E5, 1.50, 0.1e1, 1e400, 123456789012345678901234567890, true, null, false]"#,
+        r#"{ "a" : "\u00e9\/\t\u001f\"" , "b" : { "d" : 1 , "c" : [ ] } , "e" : { } }"#,
+        r#"{"a": {"z": 1, "y": 2}, "b": [{"k": "v"}]}"#,
+        big.as_str(),
+    ];
+    for doc in docs {
+        let (v, digest) = parse_canonical_sha256(doc.as_bytes()).unwrap();
+        assert_eq!(v, parse(doc.as_bytes()).unwrap());
+        assert_eq!(hex::encode(digest), sha256_hex(canonical(&v).as_bytes()), "{doc}");
+    }
+    assert_eq!(parse_canonical_sha256(b"{\"a\":1,\"a\":2}").unwrap_err().kind, ErrorKind::DuplicateKey("a".into()));
+}
+
 #[test]
 fn big_integers_survive() {
     let v = parse(b"[123456789012345678901234567890, -0]").unwrap();
@@ -125,6 +157,21 @@ proptest! {
         let mut joined = String::new();
         canonical_chunks(&v, &mut |c| joined.push_str(c));
         prop_assert_eq!(joined, canonical(&v));
+    }
+
+    /// The canonical hash written while parsing is the hash of the parsed value's canonical
+    /// form, whatever the layout: compact, pretty with and without escapes, keys in reverse
+    /// order (which stops the writing while parsing), with the fast paths on or off.
+    #[test]
+    fn canonical_hash_while_parsing_is_the_canonical_hash(v in arb_value()) {
+        let want = sha256_hex(canonical(&v).as_bytes());
+        for text in [canonical(&v), python_pretty(&v, true), python_pretty(&v, false), reversed(&v)] {
+            for fast in [true, false] {
+                let (got, digest) = parse::parse_canonical_mode(text.as_bytes(), fast).unwrap();
+                prop_assert_eq!(&got, &v);
+                prop_assert_eq!(hex::encode(digest), want.clone(), "{}", text);
+            }
+        }
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub fn canonical_chunks(value: &Value, sink: &mut dyn FnMut(&str)) {
     }
 }
 
-const CHUNK: usize = 1 << 16;
+pub(super) const CHUNK: usize = 1 << 16;
 
 fn compact_chunked(value: &Value, out: &mut String, sink: &mut dyn FnMut(&str)) {
     match value {
@@ -163,7 +163,7 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-fn write_string(s: &str, ascii: bool, out: &mut String) {
+pub(super) fn write_string(s: &str, ascii: bool, out: &mut String) {
     out.push('"');
     // Most strings (paths, digests) need no escape at all.
     if needs_no_escape(s.as_bytes(), ascii) {

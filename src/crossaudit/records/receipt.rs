@@ -318,7 +318,7 @@ impl Receipt {
     /// When the bytes are not a receipt of either family at all; structural problems of a
     /// recognisable receipt are collected in [`Receipt::problems`] instead.
     pub fn parse(bytes: &[u8]) -> Result<Receipt, ParseError> {
-        let mut raw = json::parse(bytes)?;
+        let (mut raw, canonical) = json::parse_canonical_sha256(bytes)?;
         let Value::Object(top) = &raw else { return Err(ParseError::NotAnObject) };
         let family = if let Some(s) = top.get("receipt_schema") {
             match s {
@@ -331,12 +331,7 @@ impl Receipt {
             return Err(ParseError::UnknownFamily);
         };
         let file_sha256 = Digest::of(bytes);
-        let canonical_sha256 = {
-            use sha2::Digest as _;
-            let mut h = sha2::Sha256::new();
-            json::canonical_chunks(&raw, &mut |chunk| h.update(chunk.as_bytes()));
-            Digest(h.finalize().into())
-        };
+        let canonical_sha256 = Digest(canonical);
         // The manifest is moved out (its place left as an empty object, so presence checks
         // still see it): copying ten thousand entries per receipt is the cost to avoid.
         let manifest_path: &[&str] = match family {
