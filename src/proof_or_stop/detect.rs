@@ -63,7 +63,7 @@ pub fn detect(path: &Path, given: Given<'_>) -> Option<Detection> {
 /// Whether `path` is a bundle: a JSON file within the bundle size limit naming its media type.
 fn is_bundle(path: &Path) -> bool {
     let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_BUNDLE_BYTES as u64);
-    small && std::fs::read(path).is_ok_and(|b| b.windows(MEDIA_TYPE.len()).any(|w| w == MEDIA_TYPE.as_bytes()))
+    small && std::fs::read(path).is_ok_and(|b| memchr::memmem::find(&b, MEDIA_TYPE.as_bytes()).is_some())
 }
 
 /// A command that verifies `path` against the live state: it runs when both `--repo` and
