@@ -12,7 +12,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use super::error::{Error, Result};
 use super::reftable;
 use super::storage::{self, Pack};
-use super::tree::{EntryKind, TreeEntry, decode_tree};
+use super::tree::{EntryKind, TreeEntry, decode_tree, find_child};
 
 /// Largest object crossverify reads into memory as a record (receipts, reports, configs).
 /// Manifest hashing reads blobs of any size; records above this are refused by name.
@@ -512,14 +512,12 @@ impl Repo {
         let mut parts = path.split_str("/").filter(|p| !p.is_empty()).peekable();
         while let Some(part) = parts.next() {
             let children = self.tree_children(current)?;
-            let found =
-                children.iter().find(|(name, _, _)| name.as_slice() == part).map(|(n, k, i)| (n.clone(), *k, *i));
-            match found {
+            match find_child(&children, part) {
                 None => return Ok(None),
-                Some((_, kind, id)) if parts.peek().is_none() => {
+                Some((kind, id)) if parts.peek().is_none() => {
                     return Ok(Some(TreeEntry { path: path.to_owned(), kind, id }));
                 }
-                Some((_, EntryKind::Tree, id)) => current = id,
+                Some((EntryKind::Tree, id)) => current = id,
                 Some(_) => return Ok(None),
             }
         }

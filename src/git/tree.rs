@@ -80,7 +80,9 @@ pub enum TreeError {
 pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, EntryKind, ObjectId)>, TreeError> {
     let tree = gix::objs::TreeRef::from_bytes(data, hash).map_err(|e| TreeError::Parse(e.to_string()))?;
     let bad = |name: &BStr, problem: String| TreeError::Entry { name: display_path(name), problem };
-    let mut names = std::collections::HashSet::with_capacity(tree.entries.len());
+    // The names of the entries that are not trees. In git's order, the only repeated name
+    // that gets past the order check is a tree `d` after a file `d` (the tree sorts as `d/`).
+    let mut files = foldhash::HashSet::default();
     let mut spelt = raw_modes(data, hash.len_in_bytes());
     for (i, e) in tree.entries.iter().enumerate() {
         let name = e.filename;
@@ -98,11 +100,37 @@ pub fn decode_tree(data: &[u8], hash: gix::hash::Kind) -> Result<Vec<(BString, E
         if i > 0 && tree.entries[i - 1].cmp(e) != std::cmp::Ordering::Less {
             return Err(bad(name, "entries are out of git's order (or repeated)".into()));
         }
-        if !names.insert(name) {
+        if !e.mode.is_tree() {
+            files.insert(name);
+        } else if files.contains(name) {
             return Err(bad(name, "two entries have this name".into()));
         }
     }
     Ok(tree.entries.iter().map(|e| (e.filename.to_owned(), EntryKind::from_mode(e.mode), e.oid.to_owned())).collect())
+}
+
+/// git's order of a tree's entries: names compared byte by byte, a tree's name as if it ended
+/// in `/` (git's `base_name_compare`).
+#[must_use]
+pub(super) fn git_order(a: &[u8], a_tree: bool, b: &[u8], b_tree: bool) -> std::cmp::Ordering {
+    let common = a.len().min(b.len());
+    a[..common].cmp(&b[..common]).then_with(|| {
+        // Past the shorter name: `None` (its end) sorts before any byte, as git's NUL does.
+        let next = |name: &[u8], tree: bool| name.get(common).copied().or(tree.then_some(b'/'));
+        next(a, a_tree).cmp(&next(b, b_tree))
+    })
+}
+
+/// The kind and id of the entry named `name` among `children`, the entries of a tree
+/// [`decode_tree`] accepted: in git's order, each name once. A binary search for each of the
+/// two places the name can sort at: a ledger's directory of cycles has thousands of entries,
+/// and the history looks one up in every version of it.
+#[must_use]
+pub(super) fn find_child(children: &[(BString, EntryKind, ObjectId)], name: &[u8]) -> Option<(EntryKind, ObjectId)> {
+    [false, true].into_iter().find_map(|tree| {
+        let at = children.binary_search_by(|(n, k, _)| git_order(n, *k == EntryKind::Tree, name, tree)).ok()?;
+        children.get(at).map(|(_, k, id)| (*k, *id))
+    })
 }
 
 /// The modes git writes in a tree, byte for byte.

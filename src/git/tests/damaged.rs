@@ -330,6 +330,9 @@ fn trees_git_would_not_write_are_refused() {
         (&[("40000", b"a", 3), ("100644", b"a", 1)], "order"),
         // A file and a directory named alike, in git's order.
         (&[("100644", b"a", 1), ("100644", b"a-b", 2), ("40000", b"a", 3)], "two entries have this name"),
+        // A symlink or a submodule and a directory named alike; a file's name is no tree's.
+        (&[("120000", b"a", 1), ("40000", b"a", 3)], "two entries have this name"),
+        (&[("160000", b"a", 1), ("40000", b"a-", 3), ("40000", b"a", 3)], "two entries have this name"),
         (&[("100644", b"x/y", 1)], "valid file name"),
         (&[("100644", b"..", 1)], "valid file name"),
         (&[("40000", b".", 1)], "valid file name"),

@@ -170,3 +170,35 @@ fn diff_skips_identical_subtrees() {
     let e = r.diff(Some(t1), Some(t2)).expect_err("the changed subtree must be read");
     assert!(matches!(e, Error::MissingObject { what: "tree", .. }), "{e:?}");
 }
+
+proptest::proptest! {
+    /// `git_order` is gix's order of tree entries, and `find_child` finds in a tree of any
+    /// names (prefixes of each other, bytes on either side of `/`) what a scan finds.
+    #[test]
+    fn child_lookup_agrees_with_a_scan(
+        names in proptest::collection::btree_set(proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(b'a'), proptest::strategy::Just(b'-'), proptest::strategy::Just(b'0'), proptest::strategy::Just(0xc3u8)], 1..4), 0..24),
+        trees in proptest::collection::vec(proptest::bool::ANY, 24),
+        probe in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(b'a'), proptest::strategy::Just(b'-'), proptest::strategy::Just(b'0')], 1..4),
+    ) {
+        use crate::git::tree::{find_child, git_order};
+        let id = |i: usize| ObjectId::from_bytes_or_panic(&[u8::try_from(i).expect("small"); 20]);
+        let mut children: Vec<(BString, EntryKind, ObjectId)> = names
+            .iter()
+            .zip(&trees)
+            .enumerate()
+            .map(|(i, (n, t))| (BString::from(n.clone()), if *t { EntryKind::Tree } else { EntryKind::File }, id(i)))
+            .collect();
+        let mode = |k: EntryKind| if k == EntryKind::Tree { gix::objs::tree::EntryKind::Tree } else { gix::objs::tree::EntryKind::Blob };
+        children.sort_by(|a, b| git_order(&a.0, a.1 == EntryKind::Tree, &b.0, b.1 == EntryKind::Tree));
+        for w in children.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            let gix_order = gix::objs::tree::EntryRef { mode: mode(a.1).into(), filename: a.0.as_bstr(), oid: &a.2 }
+                .cmp(&gix::objs::tree::EntryRef { mode: mode(b.1).into(), filename: b.0.as_bstr(), oid: &b.2 });
+            proptest::prop_assert_eq!(gix_order, std::cmp::Ordering::Less);
+        }
+        for name in names.iter().map(Vec::as_slice).chain([probe.as_slice()]) {
+            let scanned = children.iter().find(|(n, _, _)| n.as_slice() == name).map(|(_, k, i)| (*k, *i));
+            proptest::prop_assert_eq!(find_child(&children, name), scanned);
+        }
+    }
+}

@@ -353,13 +353,7 @@ type Hashed = Option<Result<Digest, String>>;
 /// is hashing waits for it: verification started at 1.5 of 2 cores. Every other worker walks
 /// its receipt's blobs in the opposite order, so that two workers meet once instead of
 /// queueing behind each other.
-fn hash_unknown(
-    ctx: &Ctx<'_>,
-    science: &Repo,
-    ids: &[Option<ObjectId>],
-    known: &mut [Hashed],
-    buf: &mut Vec<u8>,
-) {
+fn hash_unknown(ctx: &Ctx<'_>, science: &Repo, ids: &[Option<ObjectId>], known: &mut [Hashed], buf: &mut Vec<u8>) {
     let mut todo: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some() && known[i].is_none()).collect();
     if rayon::current_thread_index().is_some_and(|t| t % 2 == 1) {
         todo.reverse();
