@@ -56,18 +56,18 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
         }
     }
-    // Detection reads 64 receipts and the history decodes every ledger commit's tree: neither
-    // needs the other, and each took a quarter of a second on one core before the receipts'
-    // verification could start (1,000 cycles).
-    // Both consult the seal; it is taken here, once, so that no job holds the lock it is
-    // computed under while rayon might hand it the other job.
+    // Both jobs below consult the seal; it is taken here, once, so that no job holds the lock
+    // it is computed under while rayon might hand it the other job.
     if let Some(cache) = opts.cache.as_deref() {
         crate::manifest::sealed(cache, &audit);
     }
     let shared = audit.shared().with_delta_cache(DELTA_CACHE);
-    // The history reads each version of the directory of cycles as the new side of one diff
-    // and the old side of the next, and once more to list the trees the diff read: the bounded
-    // tree cache decodes it once instead of four times (2,000 cycles: 0.9 s on one core).
+    // Detection reads 64 receipts and the history decodes every ledger commit's tree: neither
+    // needs the other, and each took a quarter of a second on one core before the receipts'
+    // verification could start (1,000 cycles). The history reads each version of the
+    // directory of cycles as the new side of one diff and the old side of the next, and once
+    // more to list the trees the diff read: the bounded tree cache decodes it once instead of
+    // four times (2,000 cycles: 0.9 s on one core).
     let (family, history) = rayon::join(
         || decide_family(opts, &shared.local(), audit_head, &ledger_dir, &dirs),
         || history(&shared.clone().with_tree_cache().local(), audit_head, &ledger_dir, opts.cache.as_deref()),

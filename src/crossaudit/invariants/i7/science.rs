@@ -354,14 +354,13 @@ type Hashed = Option<Result<Digest, String>>;
 /// its receipt's blobs in the opposite order, so that two workers meet once instead of
 /// queueing behind each other.
 fn hash_unknown(ctx: &Ctx<'_>, science: &Repo, ids: &[Option<ObjectId>], known: &mut [Hashed], buf: &mut Vec<u8>) {
-    let mut todo: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some() && known[i].is_none()).collect();
+    let mut todo: Vec<(usize, ObjectId)> =
+        ids.iter().enumerate().filter_map(|(i, id)| id.filter(|_| known[i].is_none()).map(|id| (i, id))).collect();
     if rayon::current_thread_index().is_some_and(|t| t % 2 == 1) {
         todo.reverse();
     }
-    for i in todo {
-        if let Some(id) = ids[i] {
-            known[i] = Some(ctx.hashes.get_or_hash(science, id, buf));
-        }
+    for (i, id) in todo {
+        known[i] = Some(ctx.hashes.get_or_hash(science, id, buf));
     }
 }
 
