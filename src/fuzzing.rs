@@ -149,6 +149,27 @@ pub fn reftable(data: &[u8]) {
     }
 }
 
+/// `loose_object`: any bytes as a loose object's file. The reader answers nothing (gix then
+/// answers) or a kind and body that the whole zlib stream, inflated by flate2's reader, holds
+/// after a header stating exactly that kind and size; never more than 1,032 bytes per byte read.
+pub fn loose_object(data: &[u8]) {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    let Some(kind) = crate::git::loose::decode(data, &mut out) else { return };
+    assert!(out.len() as u64 <= data.len() as u64 * 1032, "{} bytes from {}", out.len(), data.len());
+    let mut whole = Vec::new();
+    flate2::read::ZlibDecoder::new(data)
+        .take(out.len() as u64 + 64)
+        .read_to_end(&mut whole)
+        .expect("what the reader accepted inflates");
+    let (stated, size, used) = gix::objs::decode::loose_header(&whole).expect("a header");
+    assert_eq!((stated, size), (kind, out.len() as u64));
+    assert_eq!(&whole[used..], &out[..], "the body is the rest of the stream");
+    let mut again = Vec::new();
+    assert_eq!(crate::git::loose::decode(data, &mut again), Some(kind), "deterministic");
+    assert_eq!(again, out);
+}
+
 /// `manifest_keys`: any bytes as a tree path. Each dialect spells a path with at most one key,
 /// that key passes the key rules exactly when the path is a repository path, and (v1) the
 /// C-quoted spelling unquotes to the path's bytes. Any bytes as a key: the key rules never panic.

@@ -7,6 +7,7 @@
 
 mod error;
 mod history;
+pub(crate) mod loose;
 mod quote;
 pub(crate) mod reftable;
 mod repo;

@@ -10,6 +10,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
 use super::error::{Error, Result};
+use super::loose::Loose;
 use super::reftable;
 use super::storage::{self, Pack};
 use super::tree::{EntryKind, TreeEntry, decode_tree, find_child};
@@ -64,6 +65,8 @@ pub struct Repo {
     trees: Option<TreeCache>,
     /// The refs of a reftable repository, which gix cannot read; `None` in the files format.
     pub(super) reftable: Option<Arc<reftable::RefMap>>,
+    /// Loose objects read without gix's maps; `None` when there are none.
+    loose: Option<Arc<Loose>>,
 }
 
 /// Memo of [`Repo::last_change_memo`]: (commit, path) → the commit that last changed the path.
@@ -120,6 +123,7 @@ pub struct SharedRepo {
     trees: Option<TreeCache>,
     delta_cache: Option<usize>,
     reftable: Option<Arc<reftable::RefMap>>,
+    loose: Option<Arc<Loose>>,
 }
 
 impl SharedRepo {
@@ -156,6 +160,7 @@ impl SharedRepo {
             shallow: self.shallow.clone(),
             trees: self.trees.clone(),
             reftable: self.reftable.clone(),
+            loose: self.loose.clone(),
         }
     }
 }
@@ -195,7 +200,8 @@ impl Repo {
                 return Err(Error::Open { path: path.to_owned(), reason: format!("unreadable shallow file: {e}") });
             }
         };
-        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None, reftable })
+        let loose = Loose::at(inner.objects.store_ref().path()).map(Arc::new);
+        Ok(Repo { inner, path: path.to_owned(), shallow, trees: None, reftable, loose })
     }
 
     /// The path this handle was opened from.
@@ -214,6 +220,7 @@ impl Repo {
             trees: self.trees.clone(),
             delta_cache: None,
             reftable: self.reftable.clone(),
+            loose: self.loose.clone(),
         }
     }
 
@@ -304,13 +311,45 @@ impl Repo {
 
     /// Raw object data of the expected kind.
     pub(super) fn object(&self, id: ObjectId, kind: gix::object::Kind, what: &'static str) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        if let Some(found) = self.loose.as_ref().and_then(|l| l.read(&id, &mut buf)) {
+            return self.of_kind(id, found, kind, what).map(|()| buf);
+        }
         match self.inner.try_find_object(id) {
             Ok(Some(obj)) => {
-                if obj.kind != kind {
-                    return Err(self.corrupt(id, what, format!("it is a {}", obj.kind)));
-                }
+                self.of_kind(id, obj.kind, kind, what)?;
                 Ok(obj.detach().data)
             }
+            Ok(None) => Err(self.missing(id, what)),
+            Err(e) => Err(self.corrupt(id, what, e)),
+        }
+    }
+
+    fn of_kind(
+        &self,
+        id: ObjectId,
+        found: gix::object::Kind,
+        kind: gix::object::Kind,
+        what: &'static str,
+    ) -> Result<()> {
+        if found == kind { Ok(()) } else { Err(self.corrupt(id, what, format!("it is a {found}"))) }
+    }
+
+    /// Raw object data of the expected kind, read into `buf` (whose allocation callers reuse):
+    /// a loose object by plain reads ([`Loose`]), anything else, and every error, through gix.
+    pub(super) fn object_into<'a>(
+        &self,
+        id: ObjectId,
+        kind: gix::object::Kind,
+        what: &'static str,
+        buf: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8]> {
+        use gix::objs::Find as _;
+        if let Some(found) = self.loose.as_ref().and_then(|l| l.read(&id, buf)) {
+            return self.of_kind(id, found, kind, what).map(|()| &buf[..]);
+        }
+        match self.inner.objects.try_find(&id, buf) {
+            Ok(Some(data)) => self.of_kind(id, data.kind, kind, what).map(|()| data.data),
             Ok(None) => Err(self.missing(id, what)),
             Err(e) => Err(self.corrupt(id, what, e)),
         }
@@ -408,6 +447,10 @@ impl Repo {
     /// # Errors
     /// Missing object.
     pub fn blob_size(&self, id: ObjectId) -> Result<u64> {
+        // As gix's header lookup, this does not check the kind.
+        if let Some((_, size)) = self.loose.as_ref().and_then(|l| l.header(&id)) {
+            return Ok(size);
+        }
         match self.inner.try_find_header(id) {
             Ok(Some(h)) => Ok(h.size()),
             Ok(None) => Err(self.missing(id, "blob")),
@@ -441,13 +484,7 @@ impl Repo {
     /// # Errors
     /// Missing or corrupt blob, or an object of another kind.
     pub fn blob_into<'a>(&self, id: ObjectId, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        use gix::objs::Find as _;
-        match self.inner.objects.try_find(&id, buf) {
-            Ok(Some(data)) if data.kind == gix::object::Kind::Blob => Ok(data.data),
-            Ok(Some(data)) => Err(self.corrupt(id, "blob", format!("it is a {}", data.kind))),
-            Ok(None) => Err(self.missing(id, "blob")),
-            Err(e) => Err(self.corrupt(id, "blob", e)),
-        }
+        self.object_into(id, gix::object::Kind::Blob, "blob", buf)
     }
 
     /// A blob holding a record, refused above [`MAX_RECORD_BYTES`] before it is read.

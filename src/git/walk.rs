@@ -34,13 +34,7 @@ impl Repo {
     /// # Errors
     /// Missing or corrupt tree.
     pub fn tree_ids_into(&self, id: ObjectId, buf: &mut Vec<u8>, mut f: impl FnMut(EntryKind, ObjectId)) -> Result<()> {
-        use gix::objs::Find as _;
-        let data = match self.inner.objects.try_find(&id, buf) {
-            Ok(Some(d)) if d.kind == gix::object::Kind::Tree => d.data,
-            Ok(Some(d)) => return Err(self.corrupt(id, "tree", format!("it is a {}", d.kind))),
-            Ok(None) => return Err(self.missing(id, "tree")),
-            Err(e) => return Err(self.corrupt(id, "tree", e)),
-        };
+        let data = self.object_into(id, gix::object::Kind::Tree, "tree", buf)?;
         for entry in gix::objs::TreeRefIter::from_bytes(data, self.object_hash()) {
             let e = entry.map_err(|e| self.corrupt(id, "tree", e))?;
             f(EntryKind::from_mode(e.mode), e.oid.to_owned());

@@ -49,6 +49,7 @@ fn every_target_is_replayed() {
         "sigstore_bundle",
         "cache_entry",
         "reftable",
+        "loose_object",
         "archive_unpack",
         "conformance_suite",
     ];
@@ -64,7 +65,7 @@ type Target = (&'static str, fn(&[u8]));
 
 #[test]
 fn parser_seeds_hold() {
-    let cases: [Target; 11] = [
+    let cases: [Target; 12] = [
         ("json_parse", fuzzing::json_parse),
         ("tree_decode", fuzzing::tree_decode),
         ("receipt_parse", fuzzing::receipt_parse),
@@ -74,6 +75,7 @@ fn parser_seeds_hold() {
         ("manifest_keys", fuzzing::manifest_keys),
         ("cache_entry", fuzzing::cache_entry),
         ("reftable", fuzzing::reftable),
+        ("loose_object", fuzzing::loose_object),
         ("archive_unpack", fuzzing::archive_unpack),
         ("conformance_suite", fuzzing::conformance_suite),
     ];

@@ -12,6 +12,7 @@ use crossverify_fixtures::fixture::{Content, RepoBuilder, Stamp};
 
 mod dag;
 mod damaged;
+mod loose_reads;
 mod opening;
 mod revisions;
 mod walk_diff;

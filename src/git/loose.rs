@@ -1,0 +1,178 @@
+//! Loose objects read with plain `read`s. gix maps every loose file it reads, and in a process
+//! with more than one thread each unmapping is a cross-core TLB shootdown: a Proof-or-Stop
+//! bundle, whose story diff reads a hundred loose trees beside the `materialHash` walk, spent
+//! 8–16% of its samples in them (`benches/README.md`).
+//!
+//! This reader is only a faster path to the same answer: it reads what gix would read (the
+//! file `objects/xx/rest`, its header `<kind> <size>\0` decoded by gix, the body inflated to
+//! exactly that size and to the end of its zlib stream, checksum included) and hands anything
+//! else back to gix, which then answers (and names the error) exactly as before: a file that is
+//! not there, not readable, larger than [`MAX_FILE_BYTES`] (a map costs less than a copy then),
+//! or that does not inflate cleanly. As with gix, the id is not recomputed on read; the storage
+//! seal (`storage::inspect`) does that for every loose object.
+
+use std::cell::RefCell;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use flate2::{Decompress, FlushDecompress, Status};
+use gix::ObjectId;
+use gix::object::Kind;
+
+/// Largest loose file read into memory; larger ones are left to gix's map.
+pub(super) const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Bytes of a header: `commit 18446744073709551615\0` is 28.
+const HEADER_BYTES: usize = 64;
+
+/// The loose objects of one object directory (not its alternates: gix reads those).
+#[derive(Debug)]
+pub(super) struct Loose {
+    dir: PathBuf,
+    /// One bit per first byte of an id: whether `objects/xx` was a directory at open. An id
+    /// whose directory was not there goes to gix without a failed `open`, so a packed
+    /// repository (no such directory) pays nothing.
+    fanout: [u64; 4],
+}
+
+thread_local! {
+    /// The compressed bytes and the inflater, reused by every read on a thread.
+    static SCRATCH: RefCell<(Vec<u8>, Decompress)> = RefCell::new((Vec::new(), Decompress::new(true)));
+}
+
+impl Loose {
+    /// The loose store of `objects`, or `None` when it has no fan-out directory.
+    pub(super) fn at(objects: &Path) -> Option<Loose> {
+        let mut fanout = [0u64; 4];
+        for entry in std::fs::read_dir(objects).ok()?.flatten() {
+            if let Some(byte) = fan_byte(entry.file_name().as_encoded_bytes())
+                && entry.file_type().is_ok_and(|t| t.is_dir())
+            {
+                fanout[usize::from(byte >> 6)] |= 1 << (byte & 63);
+            }
+        }
+        fanout.iter().any(|w| *w != 0).then(|| Loose { dir: objects.to_owned(), fanout })
+    }
+
+    fn may_hold(&self, id: &ObjectId) -> bool {
+        let byte = id.as_bytes()[0];
+        self.fanout[usize::from(byte >> 6)] & (1 << (byte & 63)) != 0
+    }
+
+    fn path(&self, id: &ObjectId) -> PathBuf {
+        let hex = id.to_hex().to_string();
+        let mut path = self.dir.join(&hex[..2]);
+        path.push(&hex[2..]);
+        path
+    }
+
+    /// Reads the compressed file of `id` into `compressed`; `false` when gix should answer.
+    fn read_file(&self, id: &ObjectId, compressed: &mut Vec<u8>) -> bool {
+        if !self.may_hold(id) {
+            return false;
+        }
+        let Ok(mut file) = std::fs::File::open(self.path(id)) else { return false };
+        let Ok(len) = file.metadata().map(|m| m.len()) else { return false };
+        if len == 0 || len > MAX_FILE_BYTES {
+            return false;
+        }
+        // Git never rewrites a loose file in place; a file cut short meanwhile fails the read,
+        // one grown meanwhile leaves a stream that does not end, and gix answers either way.
+        compressed.clear();
+        compressed.resize(usize::try_from(len).expect("at most MAX_FILE_BYTES"), 0);
+        file.read_exact(compressed).is_ok()
+    }
+
+    /// `id`'s kind, its bytes in `out` (cleared first); `None` when gix should answer.
+    pub(super) fn read(&self, id: &ObjectId, out: &mut Vec<u8>) -> Option<Kind> {
+        SCRATCH.with_borrow_mut(|(compressed, inflater)| {
+            if !self.read_file(id, compressed) {
+                return None;
+            }
+            inflate(inflater, compressed, out)
+        })
+    }
+
+    /// `id`'s kind and size from the start of its stream; `None` when gix should answer.
+    pub(super) fn header(&self, id: &ObjectId) -> Option<(Kind, u64)> {
+        SCRATCH.with_borrow_mut(|(compressed, inflater)| {
+            if !self.read_file(id, compressed) {
+                return None;
+            }
+            Head::inflate(inflater, compressed).map(|h| (h.kind, h.size))
+        })
+    }
+}
+
+/// The kind and body of the loose object whose file holds `compressed`, the body in `out`
+/// (cleared first); `None` unless the stream inflates cleanly to a header and exactly the body
+/// it states. (The fuzz target's and the tests' entry; reads go through [`Loose::read`].)
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn decode(compressed: &[u8], out: &mut Vec<u8>) -> Option<Kind> {
+    SCRATCH.with_borrow_mut(|(_, inflater)| inflate(inflater, compressed, out))
+}
+
+fn inflate(inflater: &mut Decompress, compressed: &[u8], out: &mut Vec<u8>) -> Option<Kind> {
+    let head = Head::inflate(inflater, compressed)?;
+    // Deflate cannot expand a byte to more than 1,032: a header stating more is damaged, and
+    // gix names that.
+    if head.size > (compressed.len() as u64).saturating_mul(1032) {
+        return None;
+    }
+    let size = usize::try_from(head.size).ok()?;
+    let body = head.body();
+    if body.len() > size {
+        return None;
+    }
+    out.clear();
+    out.try_reserve_exact(size).ok()?;
+    out.extend_from_slice(body);
+    let status = if head.ended {
+        Status::StreamEnd
+    } else {
+        // `decompress_vec` writes into the spare capacity only; the one spare byte lets a
+        // stream longer than its header states show as such.
+        out.try_reserve_exact(1).ok()?;
+        let consumed = usize::try_from(inflater.total_in()).ok()?;
+        inflater.decompress_vec(&compressed[consumed..], out, FlushDecompress::Finish).ok()?
+    };
+    (status == Status::StreamEnd && out.len() == size).then_some(head.kind)
+}
+
+/// The first bytes of a loose object's stream, inflated, and its header decoded.
+struct Head {
+    bytes: [u8; HEADER_BYTES],
+    produced: usize,
+    /// Where the body starts in `bytes`.
+    body: usize,
+    kind: Kind,
+    size: u64,
+    /// Whether the stream ended within `bytes` (a small object).
+    ended: bool,
+}
+
+impl Head {
+    fn inflate(inflater: &mut Decompress, compressed: &[u8]) -> Option<Head> {
+        inflater.reset(true);
+        let mut bytes = [0u8; HEADER_BYTES];
+        let status = inflater.decompress(compressed, &mut bytes, FlushDecompress::None).ok()?;
+        let produced = usize::try_from(inflater.total_out()).ok()?;
+        let (kind, size, body) = gix::objs::decode::loose_header(&bytes[..produced]).ok()?;
+        Some(Head { bytes, produced, body, kind, size, ended: status == Status::StreamEnd })
+    }
+
+    fn body(&self) -> &[u8] {
+        &self.bytes[self.body..self.produced]
+    }
+}
+
+/// The byte a fan-out directory's two-hex-digit name stands for.
+fn fan_byte(name: &[u8]) -> Option<u8> {
+    let [hi, lo] = name else { return None };
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    Some(digit(*hi)? << 4 | digit(*lo)?)
+}

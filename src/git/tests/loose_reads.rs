@@ -1,0 +1,175 @@
+//! Loose objects read by plain reads (`git::loose`): the same kind, size and bytes as git
+//! prints, and for a damaged file either nothing (gix answers) or exactly what gix reads.
+
+use std::io::Read as _;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::git::loose::{Loose, MAX_FILE_BYTES};
+
+fn kind_of(name: &str) -> gix::object::Kind {
+    gix::object::Kind::from_bytes(name.as_bytes()).expect("git prints a kind")
+}
+
+/// Every object of a loose repository, as `git cat-file` prints it, against the loose reader
+/// and against the handle's readers (which go through it).
+#[test]
+fn every_loose_object_reads_as_git_prints_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, _) = linear(tmp.path());
+    let loose_store = Loose::at(&bare.join("objects")).expect("a loose repository has fan-out directories");
+    let repo = Repo::open(&bare).expect("opens");
+    let listing = git(&bare, &["cat-file", "--batch-all-objects", "--batch-check"]);
+    let mut seen = 0;
+    for line in listing.lines() {
+        let [id, kind, size] = line.split(' ').collect::<Vec<_>>()[..] else { panic!("{line}") };
+        let (id, kind, size) = (oid(id), kind_of(kind), size.parse::<u64>().expect("size"));
+        let printed = git_out(&bare, &["cat-file", &kind.to_string(), &id.to_string()]).stdout;
+        let mut out = vec![0xAA; 3];
+        assert_eq!(loose_store.read(&id, &mut out), Some(kind), "{id}");
+        assert_eq!(out, printed, "{id}");
+        assert_eq!(loose_store.header(&id), Some((kind, size)), "{id}");
+        assert_eq!(repo.object(id, kind, "object").expect("reads"), printed);
+        seen += 1;
+    }
+    assert!(seen >= 9, "three commits, their trees and blobs: {seen}");
+}
+
+/// A packed repository has no fan-out directory: every lookup goes straight to gix, and an
+/// object written after opening (a fan-out directory the handle did not see) still reads.
+#[test]
+fn packed_repositories_skip_the_loose_reader() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, ids) = linear(tmp.path());
+    git(&bare, &["repack", "-a", "-d", "-q"]);
+    git(&bare, &["prune-packed"]);
+    assert!(Loose::at(&bare.join("objects")).is_none());
+    let repo = Repo::open(&bare).expect("opens");
+    assert_eq!(repo.commit(ids[2]).expect("packed commit").parents, vec![ids[1]]);
+    let id = repo.write_blob(b"written after opening\n").expect("writes");
+    assert_eq!(repo.blob(id).expect("reads through gix"), b"written after opening\n");
+    assert_eq!(repo.blob_size(id).expect("size"), 22);
+}
+
+/// A loose file above [`MAX_FILE_BYTES`] is left to gix's map, and reads the same.
+#[test]
+fn large_loose_files_are_left_to_gix() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, _) = linear(tmp.path());
+    // Incompressible bytes, so that the file is as large as the blob.
+    let data: Vec<u8> =
+        (0..=MAX_FILE_BYTES / 32 + 128).flat_map(|i| <sha2::Sha256 as sha2::Digest>::digest(i.to_le_bytes())).collect();
+    let repo = Repo::open(&bare).expect("opens");
+    let id = repo.write_blob(&data).expect("writes");
+    let reopened = Repo::open(&bare).expect("opens");
+    let loose_store = Loose::at(&bare.join("objects")).expect("loose");
+    assert_eq!(loose_store.read(&id, &mut Vec::new()), None, "left to gix");
+    assert_eq!(reopened.blob(id).expect("gix reads it"), data);
+}
+
+/// Deflates `bytes` as a loose file's stream (zlib, git's format).
+fn deflate(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::ZlibEncoder::new(bytes, flate2::Compression::default()).read_to_end(&mut out).expect("in memory");
+    out
+}
+
+/// Damaged files the reader must leave to gix, which then names the damage.
+#[test]
+fn damaged_loose_files_are_left_to_gix() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, ids) = linear(tmp.path());
+    let path = loose(&bare, ids[0]);
+    let sound = std::fs::read(&path).expect("loose commit");
+    let mut body = Vec::new();
+    flate2::read::ZlibDecoder::new(&sound[..]).read_to_end(&mut body).expect("inflates");
+    let nul = body.iter().position(|&b| b == 0).expect("header");
+    let payload = &body[nul + 1..];
+    let restated = |header: &str| {
+        let mut b = header.as_bytes().to_vec();
+        b.extend_from_slice(payload);
+        deflate(&b)
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", sound[..sound.len() / 2].to_vec()),
+        ("checksum", {
+            let mut b = sound.clone();
+            *b.last_mut().expect("bytes") ^= 1;
+            b
+        }),
+        ("states more", restated(&format!("commit {}\0", payload.len() + 1))),
+        ("states less", restated(&format!("commit {}\0", payload.len() - 1))),
+        ("states far more", restated("commit 99999999999\0")),
+        ("unknown kind", restated(&format!("thing {}\0", payload.len()))),
+        ("no header", deflate(payload)),
+    ];
+    let repo = Repo::open(&bare).expect("opens");
+    let store = gix::odb::loose::Store::at(bare.join("objects"), gix::hash::Kind::Sha1);
+    for (what, bytes) in cases {
+        std::fs::write(&path, &bytes).expect("rewrite");
+        let mut out = Vec::new();
+        assert_eq!(crate::git::loose::decode(&bytes, &mut out), None, "{what}");
+        // The handle answers as gix does: an error, or (a stream longer than it states) the
+        // bytes gix reads.
+        match store.try_find(&ids[0], &mut out) {
+            Ok(Some(d)) => assert_eq!(repo.object(ids[0], d.kind, "commit").expect(what), d.data, "{what}"),
+            _ => {
+                let e = repo.commit(ids[0]).expect_err(what);
+                assert!(matches!(e, Error::CorruptObject { .. }), "{what}: {e:?}");
+            }
+        }
+    }
+    std::fs::write(&path, &sound).expect("restore");
+    assert_eq!(repo.commit(ids[0]).expect("sound again").id, ids[0]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever a loose file holds, the reader answers nothing or exactly what gix's loose
+    /// store reads from it, and never more bytes than the stream can inflate to.
+    #[test]
+    fn the_reader_answers_nothing_or_what_gix_reads(
+        body in proptest::collection::vec(any::<u8>(), 0..3000),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+        flip in proptest::option::of((any::<prop::sample::Index>(), 1u8..)),
+        tail in proptest::collection::vec(any::<u8>(), 0..8),
+        stated in proptest::option::of(0u64..4000),
+    ) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let objects = tmp.path().join("objects");
+        let id = ObjectId::from_hex(b"ab00000000000000000000000000000000000000").expect("id");
+        std::fs::create_dir_all(objects.join("ab")).expect("mkdir");
+        let size = stated.unwrap_or(body.len() as u64);
+        let mut raw = format!("blob {size}\0").into_bytes();
+        raw.extend_from_slice(&body);
+        let mut file = deflate(&raw);
+        if let Some(cut) = cut {
+            file.truncate(cut.index(file.len()).max(1));
+        }
+        if let Some((at, mask)) = flip {
+            let at = at.index(file.len());
+            file[at] ^= mask;
+        }
+        file.extend_from_slice(&tail);
+        std::fs::write(objects.join("ab").join(&id.to_string()[2..]), &file).expect("write");
+        let ours = Loose::at(&objects).expect("one fan-out directory");
+        let mut out = Vec::new();
+        let answer = ours.read(&id, &mut out);
+        let mut theirs_buf = Vec::new();
+        let theirs = gix::odb::loose::Store::at(&objects, gix::hash::Kind::Sha1).try_find(&id, &mut theirs_buf);
+        if let Some(kind) = answer {
+            let theirs = theirs.expect("gix reads what we read").expect("gix finds it");
+            prop_assert_eq!(theirs.kind, kind);
+            prop_assert_eq!(theirs.data, &out[..]);
+            prop_assert!(out.len() as u64 <= file.len() as u64 * 1032);
+            prop_assert_eq!(ours.header(&id), Some((kind, out.len() as u64)));
+        }
+        if stated.is_none() && flip.is_none() && cut.is_none() {
+            prop_assert_eq!(answer, Some(gix::object::Kind::Blob), "a sound file reads");
+            prop_assert_eq!(out, body);
+        }
+    }
+}
