@@ -9,11 +9,13 @@
 //! else back to gix, which then answers (and names the error) exactly as before: a file that is
 //! not there, not readable, larger than [`MAX_FILE_BYTES`] (a map costs less than a copy then),
 //! or that does not inflate cleanly. As with gix, the id is not recomputed on read; the storage
-//! seal (`storage::inspect`) does that for every loose object.
+//! seal (`storage::inspect`) does that for every loose object, through [`verify_all`], which
+//! reads each file the same way on every core (gix's own check mapped them one at a time).
 
 use std::cell::RefCell;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use flate2::{Decompress, FlushDecompress, Status};
 use gix::ObjectId;
@@ -68,19 +70,7 @@ impl Loose {
 
     /// Reads the compressed file of `id` into `compressed`; `false` when gix should answer.
     fn read_file(&self, id: &ObjectId, compressed: &mut Vec<u8>) -> bool {
-        if !self.may_hold(id) {
-            return false;
-        }
-        let Ok(mut file) = std::fs::File::open(self.path(id)) else { return false };
-        let Ok(len) = file.metadata().map(|m| m.len()) else { return false };
-        if len == 0 || len > MAX_FILE_BYTES {
-            return false;
-        }
-        // Git never rewrites a loose file in place; a file cut short meanwhile fails the read,
-        // one grown meanwhile leaves a stream that does not end, and gix answers either way.
-        compressed.clear();
-        compressed.resize(usize::try_from(len).expect("at most MAX_FILE_BYTES"), 0);
-        file.read_exact(compressed).is_ok()
+        self.may_hold(id) && read_file(&self.path(id), compressed)
     }
 
     /// `id`'s kind, its bytes in `out` (cleared first); `None` when gix should answer.
@@ -102,6 +92,112 @@ impl Loose {
             Head::inflate(inflater, compressed).map(|h| (h.kind, h.size))
         })
     }
+}
+
+/// Reads the compressed file at `path` into `compressed`; `false` when gix should answer.
+fn read_file(path: &Path, compressed: &mut Vec<u8>) -> bool {
+    let Ok(mut file) = std::fs::File::open(path) else { return false };
+    let Ok(len) = file.metadata().map(|m| m.len()) else { return false };
+    if len == 0 || len > MAX_FILE_BYTES {
+        return false;
+    }
+    // Git never rewrites a loose file in place; a file cut short meanwhile fails the read, one
+    // grown meanwhile leaves a stream that does not end, and gix answers either way.
+    compressed.clear();
+    compressed.resize(usize::try_from(len).expect("at most MAX_FILE_BYTES"), 0);
+    file.read_exact(compressed).is_ok()
+}
+
+/// The loose file at `path`, which names `id`, read as a lookup reads it: its kind, and its
+/// bytes in `out`.
+fn read_at(path: &Path, id: &ObjectId, objects: &Path, out: &mut Vec<u8>) -> Result<Kind, String> {
+    let ours =
+        SCRATCH.with_borrow_mut(
+            |(compressed, inflater)| {
+                if read_file(path, compressed) { inflate(inflater, compressed, out) } else { None }
+            },
+        );
+    if let Some(kind) = ours {
+        return Ok(kind);
+    }
+    match gix::odb::loose::Store::at(objects, id.kind()).try_find(id, out) {
+        Ok(Some(data)) => {
+            let (kind, len) = (data.kind, data.data.len());
+            out.truncate(len);
+            Ok(kind)
+        }
+        Ok(None) => Err("removed while it was read".to_owned()),
+        Err(e) => Err(e.to_string().lines().next().unwrap_or_default().to_owned()),
+    }
+}
+
+/// Checks every loose object of the object directory `objects` in full: each file under a
+/// fan-out directory (`objects/xx`, followed if a symbolic link, since a lookup follows it)
+/// whose name completes an id inflates, hashes to that id and decodes as its kind (what gix's
+/// `verify_integrity` checks, on every core and without a map per file). Other files are
+/// never read by a lookup and are skipped.
+///
+/// # Errors
+/// The first damaged or unreadable object by id (the same on every run), named, with the reason.
+pub(super) fn verify_all(objects: &Path, hash: gix::hash::Kind, interrupt: &AtomicBool) -> Result<(), String> {
+    use rayon::prelude::*;
+    let files = object_files(objects, hash)?;
+    let results: Vec<Result<(), String>> = files
+        .par_iter()
+        .map_init(Vec::new, |buf, (id, path)| {
+            if interrupt.load(Ordering::Relaxed) {
+                return Err("interrupted".to_owned());
+            }
+            verify_one(path, id, objects, buf).map_err(|reason| format!("{} ({id}): {reason}", path.display()))
+        })
+        .collect();
+    results.into_iter().find_map(Result::err).map_or(Ok(()), Err)
+}
+
+fn verify_one(path: &Path, id: &ObjectId, objects: &Path, buf: &mut Vec<u8>) -> Result<(), String> {
+    let kind = read_at(path, id, objects, buf)?;
+    let actual = gix::objs::compute_hash(id.kind(), kind, buf).map_err(|e| e.to_string())?;
+    if actual != *id {
+        return Err(format!("its bytes hash to {actual}"));
+    }
+    gix::objs::Data::new(buf, kind, id.kind()).decode().map_err(|e| format!("it does not decode as a {kind} ({e})"))?;
+    Ok(())
+}
+
+/// Every (id, path) of a loose file in `objects`, sorted by id.
+fn object_files(objects: &Path, hash: gix::hash::Kind) -> Result<Vec<(ObjectId, PathBuf)>, String> {
+    let named = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let mut files = Vec::new();
+    let top = match std::fs::read_dir(objects) {
+        Ok(top) => top,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => return Err(named(objects, e)),
+    };
+    let rest = hash.len_in_hex() - 2;
+    for entry in top {
+        let entry = entry.map_err(|e| named(objects, e))?;
+        let fan = entry.file_name();
+        let dir = entry.path();
+        if fan.len() != 2 || !is_hex(fan.as_encoded_bytes()) || !dir.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&dir).map_err(|e| named(&dir, e))? {
+            let file = file.map_err(|e| named(&dir, e))?;
+            let name = file.file_name();
+            if name.len() != rest || !is_hex(name.as_encoded_bytes()) {
+                continue;
+            }
+            let hex = [fan.as_encoded_bytes(), name.as_encoded_bytes()].concat().to_ascii_lowercase();
+            let id = ObjectId::from_hex(&hex).map_err(|e| format!("{}: {e}", file.path().display()))?;
+            files.push((id, file.path()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn is_hex(name: &[u8]) -> bool {
+    name.iter().all(u8::is_ascii_hexdigit)
 }
 
 /// The kind and body of the loose object whose file holds `compressed`, the body in `out`

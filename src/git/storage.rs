@@ -120,9 +120,8 @@ pub(super) fn inspect(objects: &Path, kind: gix::hash::Kind, interrupt: &AtomicB
             file.verify_checksum(&mut gix::progress::Discard, interrupt)
                 .map_err(|e| format!("{}: checksum does not match ({e})", midx.display()))?;
         }
-        gix::odb::loose::Store::at(&dir, kind)
-            .verify_integrity(&mut gix::progress::Discard, interrupt)
-            .map_err(|e| format!("{}: a loose object is damaged ({e})", dir.display()))?;
+        super::loose::verify_all(&dir, kind, interrupt)
+            .map_err(|e| format!("{}: a loose object is damaged: {e}", dir.display()))?;
     }
     Ok(packs)
 }

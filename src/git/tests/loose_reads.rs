@@ -173,3 +173,62 @@ proptest! {
         }
     }
 }
+
+/// The seal's check of every loose object: a sound store passes (stray files ignored), and
+/// each kind of damage is named by path and id, the same first one on every run.
+#[test]
+fn every_loose_object_is_verified_and_damage_is_named() {
+    use std::sync::atomic::AtomicBool;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (bare, ids) = linear(tmp.path());
+    let objects = bare.join("objects");
+    let go = AtomicBool::new(false);
+    std::fs::write(objects.join(&ids[0].to_string()[..2]).join("tmp_obj_stray"), b"junk").expect("stray");
+    std::fs::create_dir_all(objects.join("zz")).expect("not a fan-out directory");
+    std::fs::write(objects.join("zz").join("0".repeat(38)), b"junk").expect("stray");
+    crate::git::loose::verify_all(&objects, gix::hash::Kind::Sha1, &go).expect("a sound store");
+    let repo = Repo::open(&bare).expect("opens");
+    assert_eq!(repo.storage().expect("sound storage"), Vec::new(), "no packs");
+
+    let blob = repo.entry(repo.commit(ids[0]).expect("c").tree, "a.txt".into()).expect("e").expect("a").id;
+    let path = loose(&bare, blob);
+    let sound = std::fs::read(&path).expect("loose blob");
+    let other = deflate(b"blob 4\0two\n");
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("other content", &other, "its bytes hash to"),
+        // (Only the checksum cut off, gix still reads the whole body, which hashes to the id.)
+        ("truncated", &sound[..sound.len() / 2], ""),
+        ("empty", b"", ""),
+    ];
+    for (what, bytes, reason) in cases {
+        std::fs::write(&path, bytes).expect("damage");
+        let e = crate::git::loose::verify_all(&objects, gix::hash::Kind::Sha1, &go).expect_err(what);
+        assert!(e.contains(&path.display().to_string()) && e.contains(&blob.to_string()), "{what}: {e}");
+        assert!(e.contains(reason), "{what}: {e}");
+        let e = repo.storage().expect_err(what);
+        assert!(e.contains("a loose object is damaged"), "{what}: {e}");
+    }
+    std::fs::write(&path, &sound).expect("restore");
+
+    // A tree that hashes to its id but does not decode as a tree.
+    let bad_tree = b"100644 a.txt\0short";
+    let mut raw = format!("tree {}\0", bad_tree.len()).into_bytes();
+    raw.extend_from_slice(bad_tree);
+    let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Tree, bad_tree).expect("hash");
+    let at = loose(&bare, id);
+    std::fs::create_dir_all(at.parent().expect("fan-out")).expect("mkdir");
+    std::fs::write(&at, deflate(&raw)).expect("write");
+    let e = crate::git::loose::verify_all(&objects, gix::hash::Kind::Sha1, &go).expect_err("undecodable tree");
+    assert!(e.contains("does not decode as a tree") && e.contains(&id.to_string()), "{e}");
+    std::fs::remove_file(&at).expect("remove");
+
+    // A fan-out directory reached through a symbolic link is read by lookups, so it is checked.
+    let fan = objects.join(&blob.to_string()[..2]);
+    let moved = tmp.path().join("moved-fan-out");
+    std::fs::rename(&fan, &moved).expect("move");
+    std::os::unix::fs::symlink(&moved, &fan).expect("symlink");
+    assert_eq!(repo.blob(blob).expect("read through the link"), b"one\n");
+    std::fs::write(&path, &other).expect("damage behind the link");
+    let e = crate::git::loose::verify_all(&objects, gix::hash::Kind::Sha1, &go).expect_err("behind a link");
+    assert!(e.contains(&blob.to_string()), "{e}");
+}
