@@ -158,8 +158,9 @@ pub fn loose_object(data: &[u8]) {
     let Some(kind) = crate::git::loose::decode(data, &mut out) else { return };
     assert!(out.len() as u64 <= data.len() as u64 * 1032, "{} bytes from {}", out.len(), data.len());
     let mut whole = Vec::new();
+    // A header is at most 64 bytes; 64 more show a stream that runs past the body.
     flate2::read::ZlibDecoder::new(data)
-        .take(out.len() as u64 + 64)
+        .take(out.len() as u64 + 128)
         .read_to_end(&mut whole)
         .expect("what the reader accepted inflates");
     let (stated, size, used) = gix::objs::decode::loose_header(&whole).expect("a header");

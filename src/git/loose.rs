@@ -3,14 +3,16 @@
 //! bundle, whose story diff reads a hundred loose trees beside the `materialHash` walk, spent
 //! 8–16% of its samples in them (`benches/README.md`).
 //!
-//! This reader is only a faster path to the same answer: it reads what gix would read (the
-//! file `objects/xx/rest`, its header `<kind> <size>\0` decoded by gix, the body inflated to
-//! exactly that size and to the end of its zlib stream, checksum included) and hands anything
-//! else back to gix, which then answers (and names the error) exactly as before: a file that is
-//! not there, not readable, larger than [`MAX_FILE_BYTES`] (a map costs less than a copy then),
-//! or that does not inflate cleanly. As with gix, the id is not recomputed on read; the storage
-//! seal (`storage::inspect`) does that for every loose object, through [`verify_all`], which
-//! reads each file the same way on every core (gix's own check mapped them one at a time).
+//! The reader reads what gix would read (the file `objects/xx/rest`, its header
+//! `<kind> <size>\0` decoded by gix, the body inflated to exactly that size and to the end of
+//! its zlib stream, checksum included) and hands anything else back to gix, which then answers
+//! (and names the error) exactly as before: a file that is not there, not a regular file, larger
+//! than [`MAX_FILE_BYTES`] (a map costs less than a copy then), or that does not inflate cleanly.
+//! One answer differs, on purpose: the id is recomputed, and a file whose bytes hash to another
+//! id is named as damage ([`Read::Other`]). gix answered such a file's bytes as the object,
+//! even where a pack holds the object and git reads the pack. The storage seal
+//! (`storage::inspect`) checks every loose object through [`verify_all`], which reads each file
+//! the same way on every core (gix's own check mapped them one at a time).
 
 use std::cell::RefCell;
 use std::io::Read as _;
@@ -73,34 +75,46 @@ impl Loose {
         self.may_hold(id) && read_file(&self.path(id), compressed)
     }
 
-    /// `id`'s kind, its bytes in `out` (cleared first); `None` when gix should answer.
-    pub(super) fn read(&self, id: &ObjectId, out: &mut Vec<u8>) -> Option<Kind> {
+    /// `id`'s kind, its bytes in `out` (cleared first), when its loose file holds at most `cap`
+    /// bytes that inflate cleanly; `None` when gix should answer. The id is recomputed: a
+    /// file whose bytes hash to another id is [`Read::Other`], never an answer. gix does not
+    /// recompute it, and answers such a file even where a pack holds the object (git reads
+    /// the pack first).
+    pub(super) fn read(&self, id: &ObjectId, out: &mut Vec<u8>, cap: u64) -> Option<Read> {
         SCRATCH.with_borrow_mut(|(compressed, inflater)| {
             if !self.read_file(id, compressed) {
                 return None;
             }
-            inflate(inflater, compressed, out)
-        })
-    }
-
-    /// `id`'s kind and size from the start of its stream; `None` when gix should answer.
-    pub(super) fn header(&self, id: &ObjectId) -> Option<(Kind, u64)> {
-        SCRATCH.with_borrow_mut(|(compressed, inflater)| {
-            if !self.read_file(id, compressed) {
-                return None;
-            }
-            Head::inflate(inflater, compressed).map(|h| (h.kind, h.size))
+            let kind = inflate(inflater, compressed, out, cap)?;
+            let actual = gix::objs::compute_hash(id.kind(), kind, out).ok()?;
+            Some(if actual == *id { Read::Object(kind) } else { Read::Other { path: self.path(id), actual } })
         })
     }
 }
 
+/// What [`Loose::read`] found in a loose file that inflates cleanly.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Read {
+    /// The object, of this kind.
+    Object(Kind),
+    /// Another object than the one the file's name promises.
+    Other {
+        /// The file.
+        path: PathBuf,
+        /// The id its bytes hash to.
+        actual: ObjectId,
+    },
+}
+
 /// Reads the compressed file at `path` into `compressed`; `false` when gix should answer.
 fn read_file(path: &Path, compressed: &mut Vec<u8>) -> bool {
-    let Ok(mut file) = std::fs::File::open(path) else { return false };
-    let Ok(len) = file.metadata().map(|m| m.len()) else { return false };
-    if len == 0 || len > MAX_FILE_BYTES {
+    // The type first: opening a FIFO for reading waits for a writer (gix asks `is_file` too).
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    let len = meta.len();
+    if !meta.is_file() || len == 0 || len > MAX_FILE_BYTES {
         return false;
     }
+    let Ok(mut file) = std::fs::File::open(path) else { return false };
     // Git never rewrites a loose file in place; a file cut short meanwhile fails the read, one
     // grown meanwhile leaves a stream that does not end, and gix answers either way.
     compressed.clear();
@@ -111,12 +125,9 @@ fn read_file(path: &Path, compressed: &mut Vec<u8>) -> bool {
 /// The loose file at `path`, which names `id`, read as a lookup reads it: its kind, and its
 /// bytes in `out`.
 fn read_at(path: &Path, id: &ObjectId, objects: &Path, out: &mut Vec<u8>) -> Result<Kind, String> {
-    let ours =
-        SCRATCH.with_borrow_mut(
-            |(compressed, inflater)| {
-                if read_file(path, compressed) { inflate(inflater, compressed, out) } else { None }
-            },
-        );
+    let ours = SCRATCH.with_borrow_mut(|(compressed, inflater)| {
+        if read_file(path, compressed) { inflate(inflater, compressed, out, u64::MAX) } else { None }
+    });
     if let Some(kind) = ours {
         return Ok(kind);
     }
@@ -174,13 +185,18 @@ fn object_files(objects: &Path, hash: gix::hash::Kind) -> Result<Vec<(ObjectId, 
         Err(e) => return Err(named(objects, e)),
     };
     let rest = hash.len_in_hex() - 2;
+    let mut fans = Vec::new();
     for entry in top {
         let entry = entry.map_err(|e| named(objects, e))?;
         let fan = entry.file_name();
-        let dir = entry.path();
-        if fan.len() != 2 || !is_hex(fan.as_encoded_bytes()) || !dir.is_dir() {
-            continue;
+        if fan.len() == 2 && is_hex(fan.as_encoded_bytes()) && entry.path().is_dir() {
+            fans.push(fan);
         }
+    }
+    // In name order, so that an unreadable directory is named the same on every run.
+    fans.sort();
+    for fan in fans {
+        let dir = objects.join(&fan);
         for file in std::fs::read_dir(&dir).map_err(|e| named(&dir, e))? {
             let file = file.map_err(|e| named(&dir, e))?;
             let name = file.file_name();
@@ -205,14 +221,15 @@ fn is_hex(name: &[u8]) -> bool {
 /// it states. (The fuzz target's and the tests' entry; reads go through [`Loose::read`].)
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn decode(compressed: &[u8], out: &mut Vec<u8>) -> Option<Kind> {
-    SCRATCH.with_borrow_mut(|(_, inflater)| inflate(inflater, compressed, out))
+    SCRATCH.with_borrow_mut(|(_, inflater)| inflate(inflater, compressed, out, u64::MAX))
 }
 
-fn inflate(inflater: &mut Decompress, compressed: &[u8], out: &mut Vec<u8>) -> Option<Kind> {
+/// [`decode`] on the thread's inflater, refusing (`None`) an object stated above `cap` bytes.
+fn inflate(inflater: &mut Decompress, compressed: &[u8], out: &mut Vec<u8>, cap: u64) -> Option<Kind> {
     let head = Head::inflate(inflater, compressed)?;
     // Deflate cannot expand a byte to more than 1,032: a header stating more is damaged, and
     // gix names that.
-    if head.size > (compressed.len() as u64).saturating_mul(1032) {
+    if head.size > cap || head.size > (compressed.len() as u64).saturating_mul(1032) {
         return None;
     }
     let size = usize::try_from(head.size).ok()?;

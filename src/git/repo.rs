@@ -10,7 +10,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
 use super::error::{Error, Result};
-use super::loose::Loose;
+use super::loose::{self, Loose};
 use super::reftable;
 use super::storage::{self, Pack};
 use super::tree::{EntryKind, TreeEntry, decode_tree, find_child};
@@ -312,8 +312,8 @@ impl Repo {
     /// Raw object data of the expected kind.
     pub(super) fn object(&self, id: ObjectId, kind: gix::object::Kind, what: &'static str) -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        if let Some(found) = self.loose.as_ref().and_then(|l| l.read(&id, &mut buf)) {
-            return self.of_kind(id, found, kind, what).map(|()| buf);
+        if let Some(found) = self.loose_read(id, what, &mut buf, u64::MAX) {
+            return self.of_kind(id, found?, kind, what).map(|()| buf);
         }
         match self.inner.try_find_object(id) {
             Ok(Some(obj)) => {
@@ -323,6 +323,28 @@ impl Repo {
             Ok(None) => Err(self.missing(id, what)),
             Err(e) => Err(self.corrupt(id, what, e)),
         }
+    }
+
+    /// `id` read from its loose file when [`Loose`] takes it (at most `cap` bytes); `None` when
+    /// gix should answer. The empty tree is gix's to answer: it needs no storage.
+    fn loose_read(
+        &self,
+        id: ObjectId,
+        what: &'static str,
+        buf: &mut Vec<u8>,
+        cap: u64,
+    ) -> Option<Result<gix::object::Kind>> {
+        if id == ObjectId::empty_tree(id.kind()) {
+            return None;
+        }
+        Some(match self.loose.as_ref()?.read(&id, buf, cap)? {
+            loose::Read::Object(kind) => Ok(kind),
+            loose::Read::Other { path, actual } => Err(self.corrupt(
+                id,
+                what,
+                format!("its loose file {} holds another object ({actual})", path.display()),
+            )),
+        })
     }
 
     fn of_kind(
@@ -345,8 +367,8 @@ impl Repo {
         buf: &'a mut Vec<u8>,
     ) -> Result<&'a [u8]> {
         use gix::objs::Find as _;
-        if let Some(found) = self.loose.as_ref().and_then(|l| l.read(&id, buf)) {
-            return self.of_kind(id, found, kind, what).map(|()| &buf[..]);
+        if let Some(found) = self.loose_read(id, what, buf, u64::MAX) {
+            return self.of_kind(id, found?, kind, what).map(|()| &buf[..]);
         }
         match self.inner.objects.try_find(&id, buf) {
             Ok(Some(data)) => self.of_kind(id, data.kind, kind, what).map(|()| data.data),
@@ -447,10 +469,6 @@ impl Repo {
     /// # Errors
     /// Missing object.
     pub fn blob_size(&self, id: ObjectId) -> Result<u64> {
-        // As gix's header lookup, this does not check the kind.
-        if let Some((_, size)) = self.loose.as_ref().and_then(|l| l.header(&id)) {
-            return Ok(size);
-        }
         match self.inner.try_find_header(id) {
             Ok(Some(h)) => Ok(h.size()),
             Ok(None) => Err(self.missing(id, "blob")),
@@ -492,6 +510,10 @@ impl Repo {
     /// # Errors
     /// Missing, corrupt or too large.
     pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        if let Some(kind) = self.loose_read(id, "blob", &mut buf, MAX_RECORD_BYTES) {
+            return self.of_kind(id, kind?, gix::object::Kind::Blob, "blob").map(|()| buf);
+        }
         self.record_size(id, what)?;
         self.blob(id)
     }
@@ -502,6 +524,9 @@ impl Repo {
     /// # Errors
     /// Missing, corrupt or too large.
     pub fn record_into<'a>(&self, id: ObjectId, what: &str, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        if let Some(kind) = self.loose_read(id, "blob", buf, MAX_RECORD_BYTES) {
+            return self.of_kind(id, kind?, gix::object::Kind::Blob, "blob").map(|()| &buf[..]);
+        }
         self.record_size(id, what)?;
         self.blob_into(id, buf)
     }
