@@ -63,7 +63,8 @@ impl Loose {
         self.fanout[usize::from(byte >> 6)] & (1 << (byte & 63)) != 0
     }
 
-    fn path(&self, id: &ObjectId) -> PathBuf {
+    /// Where `id`'s loose file is.
+    pub(super) fn path(&self, id: &ObjectId) -> PathBuf {
         let hex = id.to_hex().to_string();
         let mut path = self.dir.join(&hex[..2]);
         path.push(&hex[2..]);
@@ -71,8 +72,8 @@ impl Loose {
     }
 
     /// Reads the compressed file of `id` into `compressed`; `false` when gix should answer.
-    fn read_file(&self, id: &ObjectId, compressed: &mut Vec<u8>) -> bool {
-        self.may_hold(id) && read_file(&self.path(id), compressed)
+    fn read_file(&self, id: &ObjectId, compressed: &mut Vec<u8>) -> Taken {
+        if self.may_hold(id) { read_file(&self.path(id), compressed) } else { Taken::Absent }
     }
 
     /// `id`'s kind, its bytes in `out` (cleared first), when its loose file holds at most `cap`
@@ -82,19 +83,24 @@ impl Loose {
     /// the pack first).
     pub(super) fn read(&self, id: &ObjectId, out: &mut Vec<u8>, cap: u64) -> Option<Read> {
         SCRATCH.with_borrow_mut(|(compressed, inflater)| {
-            if !self.read_file(id, compressed) {
-                return None;
+            match self.read_file(id, compressed) {
+                Taken::Absent => return None,
+                Taken::Declined => return Some(Read::Declined),
+                Taken::Read => {}
             }
-            let kind = inflate(inflater, compressed, out, cap)?;
-            let actual = gix::objs::compute_hash(id.kind(), kind, out).ok()?;
+            let Some(kind) = inflate(inflater, compressed, out, cap) else { return Some(Read::Declined) };
+            let Ok(actual) = gix::objs::compute_hash(id.kind(), kind, out) else { return Some(Read::Declined) };
             Some(if actual == *id { Read::Object(kind) } else { Read::Other { path: self.path(id), actual } })
         })
     }
 }
 
-/// What [`Loose::read`] found in a loose file that inflates cleanly.
+/// What [`Loose::read`] found in a regular file at an id's loose path.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Read {
+    /// A file this reader does not take (too large, above the cap, or not a clean stream):
+    /// gix reads it, and what gix answers must hash to the id.
+    Declined,
     /// The object, of this kind.
     Object(Kind),
     /// Another object than the one the file's name promises.
@@ -106,27 +112,41 @@ pub(super) enum Read {
     },
 }
 
-/// Reads the compressed file at `path` into `compressed`; `false` when gix should answer.
-fn read_file(path: &Path, compressed: &mut Vec<u8>) -> bool {
+/// What [`read_file`] did with a path.
+enum Taken {
+    /// No regular file there.
+    Absent,
+    /// A regular file, not read (empty, above [`MAX_FILE_BYTES`], or unreadable).
+    Declined,
+    /// Its bytes are in the buffer.
+    Read,
+}
+
+/// Reads the compressed file at `path` into `compressed`.
+fn read_file(path: &Path, compressed: &mut Vec<u8>) -> Taken {
     // The type first: opening a FIFO for reading waits for a writer (gix asks `is_file` too).
-    let Ok(meta) = std::fs::metadata(path) else { return false };
-    let len = meta.len();
-    if !meta.is_file() || len == 0 || len > MAX_FILE_BYTES {
-        return false;
+    let Ok(meta) = std::fs::metadata(path) else { return Taken::Absent };
+    if !meta.is_file() {
+        return Taken::Absent;
     }
-    let Ok(mut file) = std::fs::File::open(path) else { return false };
+    let len = meta.len();
+    if len == 0 || len > MAX_FILE_BYTES {
+        return Taken::Declined;
+    }
+    let Ok(mut file) = std::fs::File::open(path) else { return Taken::Declined };
     // Git never rewrites a loose file in place; a file cut short meanwhile fails the read, one
     // grown meanwhile leaves a stream that does not end, and gix answers either way.
     compressed.clear();
     compressed.resize(usize::try_from(len).expect("at most MAX_FILE_BYTES"), 0);
-    file.read_exact(compressed).is_ok()
+    if file.read_exact(compressed).is_ok() { Taken::Read } else { Taken::Declined }
 }
 
 /// The loose file at `path`, which names `id`, read as a lookup reads it: its kind, and its
 /// bytes in `out`.
 fn read_at(path: &Path, id: &ObjectId, objects: &Path, out: &mut Vec<u8>) -> Result<Kind, String> {
-    let ours = SCRATCH.with_borrow_mut(|(compressed, inflater)| {
-        if read_file(path, compressed) { inflate(inflater, compressed, out, u64::MAX) } else { None }
+    let ours = SCRATCH.with_borrow_mut(|(compressed, inflater)| match read_file(path, compressed) {
+        Taken::Read => inflate(inflater, compressed, out, u64::MAX),
+        Taken::Absent | Taken::Declined => None,
     });
     if let Some(kind) = ours {
         return Ok(kind);
@@ -166,6 +186,12 @@ pub(super) fn verify_all(objects: &Path, hash: gix::hash::Kind, interrupt: &Atom
 }
 
 fn verify_one(path: &Path, id: &ObjectId, objects: &Path, buf: &mut Vec<u8>) -> Result<(), String> {
+    // A lookup asks `is_file` before it opens (gix's `contains`): anything else under an
+    // object's name (a FIFO, whose opening would wait for a writer; a directory; a dangling
+    // link) is never read, so it holds nothing to check.
+    if !path.is_file() {
+        return Ok(());
+    }
     let kind = read_at(path, id, objects, buf)?;
     let actual = gix::objs::compute_hash(id.kind(), kind, buf).map_err(|e| e.to_string())?;
     if actual != *id {

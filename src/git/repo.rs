@@ -114,6 +114,15 @@ impl Generations {
     }
 }
 
+/// How a read goes on after [`Repo::loose_read`].
+enum Via {
+    /// Answered from the object's loose file.
+    Loose(Result<gix::object::Kind>),
+    /// gix answers; with `check`, a loose file is there that gix may read, so what it answers
+    /// must hash to the id.
+    Gix { check: bool },
+}
+
 /// A handle that can be shared with worker threads.
 #[derive(Clone)]
 pub struct SharedRepo {
@@ -312,12 +321,16 @@ impl Repo {
     /// Raw object data of the expected kind.
     pub(super) fn object(&self, id: ObjectId, kind: gix::object::Kind, what: &'static str) -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        if let Some(found) = self.loose_read(id, what, &mut buf, u64::MAX) {
-            return self.of_kind(id, found?, kind, what).map(|()| buf);
-        }
+        let check = match self.loose_read(id, what, &mut buf, u64::MAX) {
+            Via::Loose(found) => return self.of_kind(id, found?, kind, what).map(|()| buf),
+            Via::Gix { check } => check,
+        };
         match self.inner.try_find_object(id) {
             Ok(Some(obj)) => {
                 self.of_kind(id, obj.kind, kind, what)?;
+                if check {
+                    self.same_id(id, obj.kind, &obj.data, what)?;
+                }
                 Ok(obj.detach().data)
             }
             Ok(None) => Err(self.missing(id, what)),
@@ -325,26 +338,32 @@ impl Repo {
         }
     }
 
-    /// `id` read from its loose file when [`Loose`] takes it (at most `cap` bytes); `None` when
-    /// gix should answer. The empty tree is gix's to answer: it needs no storage.
-    fn loose_read(
-        &self,
-        id: ObjectId,
-        what: &'static str,
-        buf: &mut Vec<u8>,
-        cap: u64,
-    ) -> Option<Result<gix::object::Kind>> {
-        if id == ObjectId::empty_tree(id.kind()) {
-            return None;
+    /// `id` read from its loose file when [`Loose`] takes it (at most `cap` bytes), else how
+    /// gix is to answer. The empty tree is gix's to answer: it needs no storage.
+    fn loose_read(&self, id: ObjectId, what: &'static str, buf: &mut Vec<u8>, cap: u64) -> Via {
+        let Some(store) = self.loose.as_ref().filter(|_| id != ObjectId::empty_tree(id.kind())) else {
+            return Via::Gix { check: false };
+        };
+        match store.read(&id, buf, cap) {
+            None => Via::Gix { check: false },
+            Some(loose::Read::Declined) => Via::Gix { check: true },
+            Some(loose::Read::Object(kind)) => Via::Loose(Ok(kind)),
+            Some(loose::Read::Other { path, actual }) => Via::Loose(Err(self.other_object(id, what, &path, actual))),
         }
-        Some(match self.loose.as_ref()?.read(&id, buf, cap)? {
-            loose::Read::Object(kind) => Ok(kind),
-            loose::Read::Other { path, actual } => Err(self.corrupt(
-                id,
-                what,
-                format!("its loose file {} holds another object ({actual})", path.display()),
-            )),
-        })
+    }
+
+    /// What gix read, held to `id` when a loose file it may have read is there ([`Via::Gix`]):
+    /// gix does not recompute ids.
+    fn same_id(&self, id: ObjectId, kind: gix::object::Kind, data: &[u8], what: &'static str) -> Result<()> {
+        let actual = gix::objs::compute_hash(id.kind(), kind, data).map_err(|e| self.corrupt(id, what, e))?;
+        match self.loose.as_ref() {
+            Some(store) if actual != id => Err(self.other_object(id, what, &store.path(&id), actual)),
+            _ => Ok(()),
+        }
+    }
+
+    fn other_object(&self, id: ObjectId, what: &'static str, path: &Path, actual: ObjectId) -> Error {
+        self.corrupt(id, what, format!("its loose file {} holds another object ({actual})", path.display()))
     }
 
     fn of_kind(
@@ -367,11 +386,18 @@ impl Repo {
         buf: &'a mut Vec<u8>,
     ) -> Result<&'a [u8]> {
         use gix::objs::Find as _;
-        if let Some(found) = self.loose_read(id, what, buf, u64::MAX) {
-            return self.of_kind(id, found?, kind, what).map(|()| &buf[..]);
-        }
+        let check = match self.loose_read(id, what, buf, u64::MAX) {
+            Via::Loose(found) => return self.of_kind(id, found?, kind, what).map(|()| &buf[..]),
+            Via::Gix { check } => check,
+        };
         match self.inner.objects.try_find(&id, buf) {
-            Ok(Some(data)) => self.of_kind(id, data.kind, kind, what).map(|()| data.data),
+            Ok(Some(data)) => {
+                self.of_kind(id, data.kind, kind, what)?;
+                if check {
+                    self.same_id(id, data.kind, data.data, what)?;
+                }
+                Ok(data.data)
+            }
             Ok(None) => Err(self.missing(id, what)),
             Err(e) => Err(self.corrupt(id, what, e)),
         }
@@ -511,7 +537,9 @@ impl Repo {
     /// Missing, corrupt or too large.
     pub fn record(&self, id: ObjectId, what: &str) -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        if let Some(kind) = self.loose_read(id, "blob", &mut buf, MAX_RECORD_BYTES) {
+        // A record our reader declines (above the cap, say) is read by `blob`, which holds
+        // gix's answer to the id.
+        if let Via::Loose(kind) = self.loose_read(id, "blob", &mut buf, MAX_RECORD_BYTES) {
             return self.of_kind(id, kind?, gix::object::Kind::Blob, "blob").map(|()| buf);
         }
         self.record_size(id, what)?;
@@ -524,7 +552,7 @@ impl Repo {
     /// # Errors
     /// Missing, corrupt or too large.
     pub fn record_into<'a>(&self, id: ObjectId, what: &str, buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        if let Some(kind) = self.loose_read(id, "blob", buf, MAX_RECORD_BYTES) {
+        if let Via::Loose(kind) = self.loose_read(id, "blob", buf, MAX_RECORD_BYTES) {
             return self.of_kind(id, kind?, gix::object::Kind::Blob, "blob").map(|()| &buf[..]);
         }
         self.record_size(id, what)?;

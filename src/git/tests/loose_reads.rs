@@ -32,7 +32,7 @@ fn every_loose_object_reads_as_git_prints_it() {
         assert_eq!(out.len() as u64, size, "{id}");
         assert_eq!(loose_store.read(&id, &mut out, size), Some(Read::Object(kind)), "a cap of the size itself");
         if size > 0 {
-            assert_eq!(loose_store.read(&id, &mut out, size - 1), None, "a smaller cap is left to gix");
+            assert_eq!(loose_store.read(&id, &mut out, size - 1), Some(Read::Declined), "a smaller cap: gix");
         }
         assert_eq!(repo.object(id, kind, "object").expect("reads"), printed);
         seen += 1;
@@ -67,14 +67,12 @@ fn packed_repositories_skip_the_loose_reader() {
 fn large_loose_files_are_left_to_gix() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (bare, _) = linear(tmp.path());
-    // Incompressible bytes, so that the file is as large as the blob.
-    let data: Vec<u8> =
-        (0..=MAX_FILE_BYTES / 32 + 128).flat_map(|i| <sha2::Sha256 as sha2::Digest>::digest(i.to_le_bytes())).collect();
+    let data = incompressible(MAX_FILE_BYTES + 4096);
     let repo = Repo::open(&bare).expect("opens");
     let id = repo.write_blob(&data).expect("writes");
     let reopened = Repo::open(&bare).expect("opens");
     let loose_store = Loose::at(&bare.join("objects")).expect("loose");
-    assert_eq!(loose_store.read(&id, &mut Vec::new(), u64::MAX), None, "left to gix");
+    assert_eq!(loose_store.read(&id, &mut Vec::new(), u64::MAX), Some(Read::Declined), "left to gix");
     assert_eq!(reopened.blob(id).expect("gix reads it"), data);
 }
 
@@ -121,14 +119,14 @@ fn damaged_loose_files_are_left_to_gix() {
         std::fs::write(&path, &bytes).expect("rewrite");
         let mut out = Vec::new();
         assert_eq!(crate::git::loose::decode(&bytes, &mut out), None, "{what}");
-        // The handle answers as gix does: an error, or (a stream longer than it states) the
-        // bytes gix reads.
-        match store.try_find(&ids[0], &mut out) {
-            Ok(Some(d)) => assert_eq!(repo.object(ids[0], d.kind, "commit").expect(what), d.data, "{what}"),
-            _ => {
-                let e = repo.commit(ids[0]).expect_err(what);
-                assert!(matches!(e, Error::CorruptObject { .. }), "{what}: {e:?}");
-            }
+        // The handle answers as gix does (an error), or, where gix reads bytes from the file
+        // (a stream longer than it states: gix reads the stated prefix), names them as
+        // another object: they do not hash to the id.
+        let e = repo.commit(ids[0]).expect_err(what);
+        assert!(matches!(e, Error::CorruptObject { .. }), "{what}: {e:?}");
+        if let Ok(Some(d)) = store.try_find(&ids[0], &mut out) {
+            assert_ne!(gix::objs::compute_hash(gix::hash::Kind::Sha1, d.kind, d.data).ok(), Some(ids[0]), "{what}");
+            assert!(e.to_string().contains("holds another object"), "{what}: {e}");
         }
     }
     std::fs::write(&path, &sound).expect("restore");
@@ -180,7 +178,7 @@ proptest! {
         let ours = Loose::at(&objects).expect("one fan-out directory");
         let through = ours.read(&id, &mut Vec::new(), u64::MAX);
         prop_assert!(!matches!(through, Some(Read::Object(_))), "{through:?}");
-        prop_assert_eq!(through.is_some(), answer.is_some());
+        prop_assert_eq!(matches!(through, Some(Read::Other { .. })), answer.is_some());
         if stated.is_none() && flip.is_none() && cut.is_none() {
             prop_assert_eq!(answer, Some(gix::object::Kind::Blob), "a sound file reads");
             prop_assert_eq!(out, body);
@@ -297,6 +295,29 @@ fn a_loose_copy_with_other_bytes_is_damage_even_beside_a_pack() {
         assert!(matches!(e, Error::CorruptObject { .. }), "{e:?}");
         assert!(e.to_string().contains("holds another object"), "{e}");
     }
+    // A file the reader leaves to gix (above MAX_FILE_BYTES): what gix reads is held to the id.
+    let large = incompressible(MAX_FILE_BYTES + 4096);
+    let mut raw = format!("blob {}\0", large.len()).into_bytes();
+    raw.extend_from_slice(&large);
+    let planted = deflate(&raw);
+    assert!(planted.len() as u64 > MAX_FILE_BYTES);
+    std::fs::write(loose(&bare, blob), planted).expect("plant");
+    let errors = [
+        repo.blob(blob).map(|_| ()),
+        repo.record(blob, "a.txt").map(|_| ()),
+        repo.blob_into(blob, &mut buf).map(|_| ()),
+        repo.record_into(blob, "a.txt", &mut buf).map(|_| ()),
+    ];
+    for e in errors {
+        let e = e.expect_err("another object, read by gix");
+        assert!(e.to_string().contains("holds another object"), "{e}");
+    }
+}
+
+/// Bytes that do not compress, so that a loose file is as large as its blob.
+fn incompressible(n: u64) -> Vec<u8> {
+    let n = usize::try_from(n).expect("a test size");
+    (0..=n / 32).flat_map(|i| <sha2::Sha256 as sha2::Digest>::digest(i.to_le_bytes())).take(n).collect()
 }
 
 /// The empty tree, which gix answers without storage, is answered so whatever a loose file at
@@ -334,4 +355,16 @@ fn a_fifo_at_a_loose_path_does_not_hang_a_read() {
     });
     let failed = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the read returns");
     assert!(failed, "a FIFO holds no commit");
+    // The seal's check does not open it either (no lookup reads it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let checked = crate::git::loose::verify_all(
+            &bare.join("objects"),
+            gix::hash::Kind::Sha1,
+            &std::sync::atomic::AtomicBool::new(false),
+        );
+        let _ = tx.send(checked);
+    });
+    let checked = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the check returns");
+    assert_eq!(checked, Ok(()));
 }
