@@ -327,10 +327,11 @@ impl Repo {
         };
         match self.inner.try_find_object(id) {
             Ok(Some(obj)) => {
-                self.of_kind(id, obj.kind, kind, what)?;
+                // The id first: a loose file holding another object explains a wrong kind.
                 if check {
                     self.same_id(id, obj.kind, &obj.data, what)?;
                 }
+                self.of_kind(id, obj.kind, kind, what)?;
                 Ok(obj.detach().data)
             }
             Ok(None) => Err(self.missing(id, what)),
@@ -392,10 +393,10 @@ impl Repo {
         };
         match self.inner.objects.try_find(&id, buf) {
             Ok(Some(data)) => {
-                self.of_kind(id, data.kind, kind, what)?;
                 if check {
                     self.same_id(id, data.kind, data.data, what)?;
                 }
+                self.of_kind(id, data.kind, kind, what)?;
                 Ok(data.data)
             }
             Ok(None) => Err(self.missing(id, what)),
