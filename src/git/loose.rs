@@ -71,13 +71,13 @@ impl Loose {
         path
     }
 
-    /// Reads the compressed file of `id` into `compressed`; `false` when gix should answer.
+    /// Reads the compressed file of `id` into `compressed`, if [`Loose::may_hold`] it.
     fn read_file(&self, id: &ObjectId, compressed: &mut Vec<u8>) -> Taken {
         if self.may_hold(id) { read_file(&self.path(id), compressed) } else { Taken::Absent }
     }
 
     /// `id`'s kind, its bytes in `out` (cleared first), when its loose file holds at most `cap`
-    /// bytes that inflate cleanly; `None` when gix should answer. The id is recomputed: a
+    /// bytes that inflate cleanly; `None` when no regular file is there. The id is recomputed: a
     /// file whose bytes hash to another id is [`Read::Other`], never an answer. gix does not
     /// recompute it, and answers such a file even where a pack holds the object (git reads
     /// the pack first).
