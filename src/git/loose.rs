@@ -158,7 +158,7 @@ fn read_at(path: &Path, id: &ObjectId, objects: &Path, out: &mut Vec<u8>) -> Res
             Ok(kind)
         }
         Ok(None) => Err("removed while it was read".to_owned()),
-        Err(e) => Err(super::repo::first_line(&e.to_string())),
+        Err(e) => Err(e.to_string().lines().next().unwrap_or_default().to_owned()),
     }
 }
 
