@@ -242,31 +242,6 @@ impl Repo {
         self
     }
 
-    /// Where each of `ids` is stored: (pack, offset) for a packed object, `None` for a loose or
-    /// missing one. Reading objects in this order reads a delta's bases before it (a pack keeps
-    /// bases first), which the delta cache then holds.
-    #[must_use]
-    pub fn pack_locations(&self, ids: &[ObjectId]) -> Vec<Option<(u32, u64)>> {
-        // From the pack indices directly: a binary search each, nothing decoded. Only an
-        // ordering hint, so an index that cannot be read is skipped.
-        let dir = self.inner.common_dir().join("objects").join("pack");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|d| {
-                d.filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "idx"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        files.sort();
-        let indices: Vec<gix::odb::pack::index::File> =
-            files.iter().filter_map(|p| gix::odb::pack::index::File::at(p, self.inner.object_hash()).ok()).collect();
-        ids.iter()
-            .map(|id| {
-                indices.iter().zip(0u32..).find_map(|(f, n)| f.lookup(id).map(|i| (n, f.pack_offset_at_index(i))))
-            })
-            .collect()
-    }
-
     /// The grafted boundary commits when this is a shallow clone.
     #[must_use]
     pub fn shallow_boundary(&self) -> Option<&[ObjectId]> {

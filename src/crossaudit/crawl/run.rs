@@ -131,16 +131,14 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     };
     let memo = crate::crossaudit::crawl::memo::Memo::new(opts, &ledger);
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
-    // Receipts in pack order: git stores most versions of a receipt as deltas of others, bases
-    // first. Loose receipts come last. (Measured: 29.5 s of CPU against 31.2 s in ledger order.)
-    let blobs: Vec<crate::git::ObjectId> = ledger
-        .cycles
-        .iter()
-        .map(|c| c.receipt_blob.unwrap_or_else(|| crate::git::ObjectId::null(gix::hash::Kind::Sha1)))
-        .collect();
-    let located = ledger.audit.local().pack_locations(&blobs);
-    let mut order: Vec<usize> = (0..ledger.cycles.len()).collect();
-    order.sort_by_key(|&i| (located[i].is_none(), located[i]));
+    // Newest cycle first, so that each worker reads consecutive cycles, whose science commits
+    // share most subtrees: the tree cache then holds them. In the receipts' pack order (their
+    // delta families, unrelated to the cycles) the 1,000 x 10,000 bench ledger decoded 672 MB
+    // of trees instead of 247 MB, and the product's selection walk was 24% of the samples
+    // instead of 9%. Receipts read in this order apply about 2.4 times as many deltas to 3
+    // times as many inflated bases (simulated on the pack's chains: most of a receipt's bases
+    // are not read yet), but the run took 6.8 s, not 7.7 s.
+    let order: Vec<usize> = (0..ledger.cycles.len()).rev().collect();
     // Repository handles outlive rayon's jobs (it starts one per split, not per thread): each
     // keeps its delta cache, which is what makes reading a thousand receipt deltas cheap.
     let pool = Pool { free: std::sync::Mutex::default(), audit: &audit_shared, science: science_shared.as_ref() };
@@ -161,15 +159,14 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
         )
         .collect();
     ctx.progress.finish();
-    let per: Vec<(Vec<CheckResult>, model::CycleFacts)> =
+    let mut per: Vec<(Vec<CheckResult>, model::CycleFacts)> =
         per.into_iter().collect::<Option<_>>().ok_or(crate::progress::Interrupted)?;
-    let mut per: Vec<(usize, (Vec<CheckResult>, model::CycleFacts))> = order.into_iter().zip(per).collect();
-    per.sort_unstable_by_key(|(i, _)| *i);
+    per.reverse(); // back to ledger order
     // Sized once: grown by doubling, the results (tens of thousands) were copied again at
     // every step, a tenth of a second of one core at 2,000 cycles.
-    let mut results = Vec::with_capacity(per.iter().map(|(_, (r, _))| r.len()).sum::<usize>() + 64);
+    let mut results = Vec::with_capacity(per.iter().map(|(r, _)| r.len()).sum::<usize>() + 64);
     let mut facts = Vec::with_capacity(per.len());
-    for (_, (r, f)) in per {
+    for (r, f) in per {
         results.extend(r);
         facts.push(f);
     }
