@@ -298,6 +298,14 @@ impl Cache {
         payload
     }
 
+    /// Whether an entry is stored under `table_key`, without reading it as a lookup (not
+    /// counted, not authenticated): for deciding what is worth computing ahead of a lookup.
+    #[must_use]
+    pub fn holds(&self, table_key: &[u8]) -> bool {
+        let table = if table_key.starts_with(DEFERRED) { self.deferred() } else { &self.loaded };
+        table.contains_key(table_key)
+    }
+
     /// The [`DEFERRED`] entries, read now if not yet. The database was checked whole when the
     /// cache opened; a file replaced since (another run's commit) is read as it is now, which
     /// is as good: every entry is authenticated on its own.

@@ -5,6 +5,7 @@
 //! does not resolve are [`Error`] variants that checks turn into `cantTell` with the reason.
 //! [`Repo`] is one thread's handle; [`SharedRepo`] hands out per-thread handles to rayon workers.
 
+mod deltas;
 mod error;
 mod history;
 pub(crate) mod loose;
@@ -19,6 +20,7 @@ mod walk;
 
 pub use gix::ObjectId;
 
+pub use deltas::DeltaFamilies;
 pub use error::{Error, Result};
 pub use quote::{c_quote, c_unquote, display_path, needs_c_quote};
 pub use repo::{Children, Commit, LastChangeMemo, MAX_RECORD_BYTES, Person, Repo, SharedRepo, init_bare};

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
+use super::deltas::DeltaFamilies;
 use super::error::{Error, Result};
 use super::loose::{self, Loose};
 use super::reftable;
@@ -240,6 +241,19 @@ impl Repo {
             .objects
             .set_pack_cache(move || Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes)));
         self
+    }
+
+    /// How this repository's packs store objects as deltas of one another: an order for reads,
+    /// not evidence ([`DeltaFamilies`]).
+    #[must_use]
+    pub fn delta_families(&self) -> DeltaFamilies {
+        super::deltas::read(self.inner.objects.store_ref().path(), self.inner.object_hash())
+    }
+
+    /// How many objects this repository's pack indexes list.
+    #[must_use]
+    pub fn packed_objects(&self) -> u64 {
+        super::deltas::packed_objects(self.inner.objects.store_ref().path(), self.inner.object_hash())
     }
 
     /// The grafted boundary commits when this is a shallow clone.

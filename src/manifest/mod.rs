@@ -116,6 +116,25 @@ pub struct BlobHashes {
     persistent: Option<Arc<crate::cache::Cache>>,
     from_persistent: AtomicU64,
     bytes_from_persistent: AtomicU64,
+    ahead: Option<Ahead>,
+}
+
+/// Blobs hashed before they are asked for ([`BlobHashes::with_hash_ahead`]).
+struct Ahead {
+    /// Read from the repository of the first blob hashed ahead, once `after` blobs, and a
+    /// 64th of the objects its packs hold, were read afresh: reading every pack entry's header
+    /// then costs less than those reads did, and a run that hashes a few blobs (a cycle
+    /// appended to a cached ledger, a small ledger over a large repository) does not pay it.
+    families: OnceLock<git::DeltaFamilies>,
+    after: u64,
+    packed: OnceLock<u64>,
+    fresh: AtomicU64,
+    /// Digest and size of each blob hashed ahead and not asked for yet.
+    stash: Mutex<IdMap<(Digest, u64)>>,
+    /// Bytes of the blobs asked for and read (or taken from the stash), and of the blobs in the
+    /// stash: hashing ahead stops while the second would exceed the first.
+    asked: AtomicU64,
+    stashed: AtomicU64,
 }
 
 impl Default for BlobHashes {
@@ -128,6 +147,7 @@ impl Default for BlobHashes {
             persistent: None,
             from_persistent: AtomicU64::new(0),
             bytes_from_persistent: AtomicU64::new(0),
+            ahead: None,
         }
     }
 }
@@ -149,6 +169,9 @@ fn parse_persistent(p: &[u8]) -> Option<(Digest, u64)> {
 }
 
 const SHARDS: usize = 64;
+
+/// Blobs a run reads afresh before it starts hashing ahead ([`BlobHashes::with_hash_ahead`]).
+const AHEAD_AFTER: u64 = 1024;
 
 /// The shard of `id`, by its first byte (ids are uniformly distributed already).
 fn shard_index(id: ObjectId) -> usize {
@@ -198,6 +221,36 @@ impl BlobHashes {
     #[must_use]
     pub fn with_persistent(persistent: Arc<crate::cache::Cache>) -> Self {
         BlobHashes { persistent: Some(persistent), ..BlobHashes::default() }
+    }
+
+    /// This cache, hashing ahead along the repository's delta families ([`git::DeltaFamilies`]):
+    /// after reading a blob asked for, it also
+    /// hashes the blobs stored as deltas of it (and theirs), while the delta cache still holds
+    /// their base, and keeps their digests until asked. A ledger asks for each version of a
+    /// file at a different receipt, long after the version it is a delta of left the delta
+    /// cache; without this, every version replays its chain from the full base.
+    ///
+    /// Counters and the persistent cache see a blob when it is asked for, as without this, so
+    /// reports do not change. What is hashed ahead and never asked is wasted: its bytes never
+    /// exceed those of the blobs asked for.
+    #[must_use]
+    pub fn with_hash_ahead(self) -> Self {
+        self.with_hash_ahead_after(AHEAD_AFTER)
+    }
+
+    /// [`BlobHashes::with_hash_ahead`], starting after `after` blobs read afresh.
+    #[must_use]
+    pub(crate) fn with_hash_ahead_after(mut self, after: u64) -> Self {
+        self.ahead = Some(Ahead {
+            after,
+            packed: OnceLock::new(),
+            families: OnceLock::new(),
+            fresh: AtomicU64::new(0),
+            stash: Mutex::default(),
+            asked: AtomicU64::new(0),
+            stashed: AtomicU64::new(0),
+        });
+        self
     }
 
     fn hit(&self, id: ObjectId) {
@@ -272,14 +325,27 @@ impl BlobHashes {
             Ok(d) => return Ok(d),
             Err(cell) => cell,
         };
-        let d = cell.get_or_init(|| self.compute(repo, id, buf, ctx)).clone().map(|(d, _)| d)?;
+        let mut read = false;
+        let (d, n) = cell.get_or_init(|| self.compute(repo, id, buf, ctx, &mut read)).clone()?;
         // Later lookups read the digest in place. Threads already holding the cell still read
         // the same value from it.
         self.shard(id).insert(id, Slot::Known(d));
+        // After the cell is set: a thread waiting for this digest does not wait for the family.
+        if read && let Some(a) = &self.ahead {
+            self.hash_ahead(a, repo, id, n, buf);
+        }
         Ok(d)
     }
 
-    fn compute(&self, repo: &Repo, id: ObjectId, buf: &mut Vec<u8>, ctx: Ctx<'_>) -> Result<(Digest, u64), String> {
+    /// The digest and size of `id`; `read` tells whether it was read from the repository.
+    fn compute(
+        &self,
+        repo: &Repo,
+        id: ObjectId,
+        buf: &mut Vec<u8>,
+        ctx: Ctx<'_>,
+        read: &mut bool,
+    ) -> Result<(Digest, u64), String> {
         // A damaged storage neither reads nor writes the cache: a digest read from it now could
         // be of bytes the id does not name, and one stored earlier stood for the undamaged bytes.
         let persistent = self.persistent.as_deref().filter(|c| sealed(c, repo));
@@ -306,10 +372,15 @@ impl BlobHashes {
                 c.superseded(k);
             }
         }
-        let data = repo.blob_into(id, buf).map_err(|e| e.to_string())?;
-        let n = data.len() as u64;
+        let (d, n) = match self.take_ahead(id) {
+            Some(found) => found,
+            None => {
+                let data = repo.blob_into(id, buf).map_err(|e| e.to_string())?;
+                *read = true;
+                (Digest::of(data), data.len() as u64)
+            }
+        };
         ctx.progress.bytes(n);
-        let d = Digest::of(data);
         self.record(n);
         // Only digests are kept: an unreadable blob may be readable next time (a fetch, a repack).
         if let (Some(c), Some(k)) = (persistent, key) {
@@ -323,6 +394,58 @@ impl BlobHashes {
             }
         }
         Ok((d, n))
+    }
+
+    /// How many blobs, of how many bytes, wait in the stash ([`BlobHashes::with_hash_ahead`]).
+    #[cfg(test)]
+    fn stashed(&self) -> (usize, u64) {
+        self.ahead.as_ref().map_or((0, 0), |a| {
+            (a.stash.lock().expect("stash lock is never poisoned").len(), a.stashed.load(Ordering::Relaxed))
+        })
+    }
+
+    /// The digest of `id` if it was hashed ahead, taken out of the stash.
+    fn take_ahead(&self, id: ObjectId) -> Option<(Digest, u64)> {
+        let a = self.ahead.as_ref()?;
+        let found = a.stash.lock().expect("stash lock is never poisoned").remove(&id)?;
+        a.stashed.fetch_sub(found.1, Ordering::Relaxed);
+        a.asked.fetch_add(found.1, Ordering::Relaxed);
+        Some(found)
+    }
+
+    /// Once enough blobs were read afresh ([`Ahead::families`]), hashes the delta family below
+    /// `id` (`size` bytes, just read, so in the delta cache) depth first, each blob right after the
+    /// one it is a delta of, into the stash. Skipped: blobs asked for or
+    /// stashed already, blobs the persistent cache holds, and blobs that cannot be read (they
+    /// are read again, and the error reported, when asked). Stops when the stash holds as many
+    /// bytes as were asked for.
+    fn hash_ahead(&self, a: &Ahead, repo: &Repo, id: ObjectId, size: u64, buf: &mut Vec<u8>) {
+        a.asked.fetch_add(size, Ordering::Relaxed);
+        let reads = a.fresh.fetch_add(1, Ordering::Relaxed) + 1;
+        if reads < a.after || reads < *a.packed.get_or_init(|| repo.packed_objects()) / 64 {
+            return;
+        }
+        let persistent = self.persistent.as_deref().filter(|c| sealed(c, repo));
+        let families = a.families.get_or_init(|| repo.delta_families());
+        let mut todo: Vec<ObjectId> = families.children(&id).iter().rev().copied().collect();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(c) = todo.pop() {
+            if a.stashed.load(Ordering::Relaxed) >= a.asked.load(Ordering::Relaxed) {
+                return;
+            }
+            if !seen.insert(c)
+                || self.shard(c).contains_key(&c)
+                || a.stash.lock().expect("stash lock is never poisoned").contains_key(&c)
+                || persistent.is_some_and(|p| p.holds(&persistent_key(c)))
+            {
+                continue;
+            }
+            let Ok(data) = repo.blob_into(c, buf) else { continue };
+            let hashed = (Digest::of(data), data.len() as u64);
+            a.stashed.fetch_add(hashed.1, Ordering::Relaxed);
+            a.stash.lock().expect("stash lock is never poisoned").insert(c, hashed);
+            todo.extend(families.children(&c).iter().rev().copied());
+        }
     }
 
     /// The digest of `id`, hashing it with `repo` unless some thread already did (or is doing

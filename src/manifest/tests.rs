@@ -157,3 +157,63 @@ proptest::proptest! {
         }
     }
 }
+
+/// One file in `versions` versions of about 24 KB, each a line longer, packed by git, which
+/// stores most versions as deltas of a newer (larger) one; the blob ids, oldest first.
+fn packed_versions(dir: &std::path::Path, versions: usize) -> (Repo, Vec<ObjectId>) {
+    let path = dir.join("versions.git");
+    let mut b = RepoBuilder::init(&path).expect("init");
+    let mut lines: Vec<String> = (0..800).map(|i| format!("{i:06} {}\n", i * 7919 % 1_000_003)).collect();
+    let mut ids = Vec::new();
+    for v in 0..versions {
+        lines.push(format!("version {v}\n"));
+        let text = lines.concat();
+        ids.push(gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, text.as_bytes()).expect("id"));
+        b.file("data.txt", text);
+        b.commit(&format!("v{v}")).expect("commit");
+    }
+    let out = std::process::Command::new("git")
+        .args(["repack", "-adfq", "--window=10", "--depth=50"])
+        .current_dir(&path)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", &path)
+        .output()
+        .expect("the git CLI runs");
+    assert!(out.status.success(), "git repack: {}", String::from_utf8_lossy(&out.stderr));
+    (Repo::open(&path).expect("open"), ids)
+}
+
+#[test]
+fn hashing_ahead_answers_and_counts_as_reading_would() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, ids) = packed_versions(tmp.path(), 12);
+    let (plain, ahead) = (BlobHashes::new(), BlobHashes::new().with_hash_ahead_after(1));
+    let mut buf = Vec::new();
+    // Newest first, as a ledger is verified: the older versions are deltas of the newer ones.
+    for (n, id) in ids.iter().rev().enumerate() {
+        assert_eq!(ahead.get_or_hash(&repo, *id, &mut buf), plain.get_or_hash(&repo, *id, &mut buf), "{id}");
+        if n == 0 {
+            let (waiting, bytes) = ahead.stashed();
+            assert!(waiting >= 1, "the versions stored as deltas of the newest were hashed ahead");
+            let asked = plain.stats().bytes_hashed;
+            assert!(bytes <= 2 * asked, "never far more bytes ahead than asked: {bytes} against {asked}");
+        }
+        assert_eq!(ahead.stats(), plain.stats(), "counted when asked, not when hashed ahead");
+    }
+    assert_eq!(ahead.stashed(), (0, 0), "every version was asked for");
+}
+
+#[test]
+fn hashing_ahead_waits_for_enough_fresh_reads() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, ids) = packed_versions(tmp.path(), 6);
+    let hashes = BlobHashes::new().with_hash_ahead();
+    let mut buf = Vec::new();
+    let newest = *ids.last().expect("versions");
+    hashes.get_or_hash(&repo, newest, &mut buf).expect("reads");
+    assert_eq!(hashes.stashed(), (0, 0), "one blob read is far below the start");
+    let ahead = BlobHashes::new().with_hash_ahead_after(1);
+    ahead.get_or_hash(&repo, newest, &mut buf).expect("reads");
+    assert!(ahead.stashed().0 >= 1, "the same read hashes ahead once started");
+}

@@ -115,7 +115,7 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     if let Some(plan) = &opts.shard {
         plan.assign(&ledger);
     }
-    let hashes = opts.cache.clone().map_or_else(BlobHashes::new, BlobHashes::with_persistent);
+    let hashes = opts.cache.clone().map_or_else(BlobHashes::new, BlobHashes::with_persistent).with_hash_ahead();
     let science_shared = ledger.science.clone();
     let audit_shared = ledger.audit.clone();
     // One pass, in parallel: each worker parses a receipt, re-derives its science side

@@ -12,6 +12,7 @@ use crossverify_fixtures::fixture::{Content, RepoBuilder, Stamp};
 
 mod dag;
 mod damaged;
+mod deltas;
 mod loose_reads;
 mod opening;
 mod revisions;
