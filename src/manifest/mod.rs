@@ -332,7 +332,7 @@ impl BlobHashes {
         self.shard(id).insert(id, Slot::Known(d));
         // After the cell is set: a thread waiting for this digest does not wait for the family.
         if read && let Some(a) = &self.ahead {
-            self.hash_ahead(a, repo, id, n, buf);
+            self.hash_ahead(a, repo, id, n, buf, ctx);
         }
         Ok(d)
     }
@@ -416,10 +416,10 @@ impl BlobHashes {
     /// Once enough blobs were read afresh ([`Ahead::families`]), hashes the delta family below
     /// `id` (`size` bytes, just read, so in the delta cache) depth first, each blob right after the
     /// one it is a delta of, into the stash. Skipped: blobs asked for or
-    /// stashed already, blobs the persistent cache holds, and blobs that cannot be read (they
-    /// are read again, and the error reported, when asked). Stops when the stash holds as many
-    /// bytes as were asked for.
-    fn hash_ahead(&self, a: &Ahead, repo: &Repo, id: ObjectId, size: u64, buf: &mut Vec<u8>) {
+    /// stashed already, blobs the persistent cache holds, blobs that cannot be read (they are
+    /// read again, and the error reported, when asked), and blobs that would take the stash
+    /// past the bytes asked for (with the blobs below them).
+    fn hash_ahead(&self, a: &Ahead, repo: &Repo, id: ObjectId, size: u64, buf: &mut Vec<u8>, ctx: Ctx<'_>) {
         a.asked.fetch_add(size, Ordering::Relaxed);
         let reads = a.fresh.fetch_add(1, Ordering::Relaxed) + 1;
         if reads < a.after || reads < *a.packed.get_or_init(|| repo.packed_objects()) / 64 {
@@ -430,7 +430,7 @@ impl BlobHashes {
         let mut todo: Vec<ObjectId> = families.children(&id).iter().rev().copied().collect();
         let mut seen = std::collections::HashSet::new();
         while let Some(c) = todo.pop() {
-            if a.stashed.load(Ordering::Relaxed) >= a.asked.load(Ordering::Relaxed) {
+            if ctx.check().is_err() {
                 return;
             }
             if !seen.insert(c)
@@ -440,11 +440,23 @@ impl BlobHashes {
             {
                 continue;
             }
-            let Ok(data) = repo.blob_into(c, buf) else { continue };
-            let hashed = (Digest::of(data), data.len() as u64);
-            a.stashed.fetch_add(hashed.1, Ordering::Relaxed);
-            a.stash.lock().expect("stash lock is never poisoned").insert(c, hashed);
-            todo.extend(families.children(&c).iter().rev().copied());
+            // Its bytes are reserved before it is read: neither a large blob nor two threads
+            // at once take the stash past the bytes asked for.
+            let Ok(size) = repo.blob_size(c) else { continue };
+            if a.stashed.fetch_add(size, Ordering::Relaxed) + size > a.asked.load(Ordering::Relaxed) {
+                a.stashed.fetch_sub(size, Ordering::Relaxed);
+                continue;
+            }
+            match repo.blob_into(c, buf) {
+                Ok(data) if data.len() as u64 == size => {
+                    let hashed = Digest::of(data);
+                    a.stash.lock().expect("stash lock is never poisoned").insert(c, (hashed, size));
+                    todo.extend(families.children(&c).iter().rev().copied());
+                }
+                _ => {
+                    a.stashed.fetch_sub(size, Ordering::Relaxed);
+                }
+            }
         }
     }
 
