@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 use gix::odb::pack::data::entry::Header;
 
+use super::storage;
+
 /// Packed objects by the object they are stored as deltas of, over the packs of one repository.
 #[derive(Default)]
 pub struct DeltaFamilies {
@@ -31,18 +33,17 @@ impl DeltaFamilies {
     }
 }
 
-/// The index files in `objects/pack`, by name.
+/// The index files of `objects/pack` and of its alternates' (the same files the seal checks);
+/// none where a directory cannot be listed.
 fn indexes(objects: &Path) -> Vec<PathBuf> {
-    let mut indexes: Vec<PathBuf> = std::fs::read_dir(objects.join("pack"))
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "idx")).collect()
-        })
-        .unwrap_or_default();
-    indexes.sort();
-    indexes
+    storage::object_dirs(objects)
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|dir| storage::index_files(&dir.join("pack")).unwrap_or_default())
+        .collect()
 }
 
-/// How many objects the indexes in `objects/pack` list (each index's count, from its header).
+/// How many objects the indexes of [`indexes`] list (each index's count, from its header).
 pub(super) fn packed_objects(objects: &Path, hash: gix::hash::Kind) -> u64 {
     indexes(objects)
         .iter()
@@ -51,7 +52,7 @@ pub(super) fn packed_objects(objects: &Path, hash: gix::hash::Kind) -> u64 {
         .sum()
 }
 
-/// The delta families of the packs in `objects/pack`: one pass over each index and one header
+/// The delta families of the packs of [`indexes`]: one pass over each index and one header
 /// read per entry, linear in the objects (an id per delta kept).
 pub(super) fn read(objects: &Path, hash: gix::hash::Kind) -> DeltaFamilies {
     let mut out = DeltaFamilies::default();

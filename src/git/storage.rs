@@ -73,7 +73,7 @@ pub(super) fn pack_indexes(objects: &Path, kind: gix::hash::Kind) -> Option<Pack
 
 /// The `.idx` files of a pack directory, sorted (the first damaged file named is the same on
 /// every run); none when the directory does not exist.
-fn index_files(pack_dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub(super) fn index_files(pack_dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut indexes = Vec::new();
     match std::fs::read_dir(pack_dir) {
         Ok(entries) => {
@@ -92,7 +92,7 @@ fn index_files(pack_dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Every object directory the store reads: `objects` and its alternates, in resolution order.
-fn object_dirs(objects: &Path) -> Result<Vec<PathBuf>, String> {
+pub(super) fn object_dirs(objects: &Path) -> Result<Vec<PathBuf>, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     let alternates = gix::odb::alternate::resolve(objects.to_owned(), &cwd)
         .map_err(|e| format!("{}: its alternates cannot be resolved ({e})", objects.display()))?;
