@@ -271,3 +271,38 @@ fn a_denial_names_every_shortfall() {
         v["results"].as_array().expect("results").iter().filter(|x| x["code"] == "CV-A801").collect();
     insta::assert_json_snapshot!("gate_denial_names_every_shortfall", (&v["admission"], a801));
 }
+
+/// A ledger run hashes a schema-2 receipt's canonical form only; the receipt command still
+/// reports the digest of the file's bytes: of the committed blob, of a file given on the
+/// command line, and of a cycle answered from a cache a ledger run filled.
+#[test]
+fn the_receipt_file_digest_is_of_the_bytes_in_every_mode() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    support::materialize("demo", tmp.path());
+    let rel = "cycles/946b514c0d72-r2/receipt.json";
+    let show = std::process::Command::new("git")
+        .args(["-C", "demo/audit", "show", &format!("HEAD:{rel}")])
+        .current_dir(tmp.path())
+        .output()
+        .expect("git show");
+    let committed = crossverify::manifest::Digest::of(&show.stdout).hex();
+    let args = ["receipt", rel, "--science", "demo/science", "--audit", "demo/audit"];
+    let digest = |r: &Run| report(r)["inputs"]["receiptFileSha256"].as_str().map(str::to_owned);
+    assert_eq!(digest(&run(tmp.path(), &args)), Some(committed.clone()), "the committed blob");
+
+    let given = tmp.path().join("given.json");
+    let mut bytes = show.stdout.clone();
+    bytes.extend_from_slice(b"\n\n");
+    std::fs::write(&given, &bytes).expect("write");
+    let r = run(tmp.path(), &["receipt", s(&given), "--science", "demo/science", "--audit", "demo/audit"]);
+    let mine = crossverify::manifest::Digest::of(&bytes).hex();
+    assert_ne!(mine, committed);
+    assert_eq!(digest(&r), Some(mine), "the given file's bytes: {}", r.stderr);
+
+    let cache = tmp.path().join("cache");
+    let filled = ["ledger", "--science", "demo/science", "--audit", "demo/audit", "--cache", s(&cache)];
+    assert_eq!(run(tmp.path(), &filled).code, 0);
+    let r = run(tmp.path(), &[&args[..], &["--cache", s(&cache)]].concat());
+    assert!(r.stderr.contains("receipts: 3 hits, 0 misses"), "answered from the cache: {}", r.stderr);
+    assert_eq!(digest(&r), Some(committed), "from the cache");
+}

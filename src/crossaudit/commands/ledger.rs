@@ -221,9 +221,20 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         &anchor,
     ));
     if let Some(r) = &run.facts[idx].receipt {
-        report.input("receiptFileSha256", r.file_sha256.hex());
+        // The crawl hashed a schema-2 receipt's canonical form only: the file's digest is
+        // taken here, of the same bytes (given, or the committed blob).
+        let file = r.file_sha256.or_else(|| match (&cycle.receipt_given, cycle.receipt_blob) {
+            (Some(bytes), _) => Some(crate::manifest::Digest::of(bytes)),
+            (None, Some(id)) => run.ledger.audit.local().record(id, &rel).ok().map(|b| crate::manifest::Digest::of(&b)),
+            (None, None) => None,
+        });
+        if let Some(file) = file {
+            report.input("receiptFileSha256", file.hex());
+        }
         report.input("receiptCanonicalSha256", r.canonical_sha256.hex());
-        report.input("receiptIdentity", r.identity().hex());
+        if let Some(identity) = r.identity() {
+            report.input("receiptIdentity", identity.hex());
+        }
     }
     if let Some((c, _)) = cycle.added_in {
         report.input("verifiedAgainstAuditCommit", c.to_string());

@@ -48,7 +48,7 @@ pub(crate) fn check_cycle(
     facts.root_sha.clone_from(&receipt.root_sha);
     facts.science_repo.clone_from(&receipt.science_repo);
     facts.parent_receipt.clone_from(&receipt.parent_receipt);
-    facts.identity = Some(receipt.identity());
+    facts.identity = receipt.identity();
     let mut bound = bind(ctx, audit, science, cycle, parsed, buf, &mut out);
     let receipt = &mut bound.receipt;
 

@@ -73,7 +73,7 @@ pub(crate) fn parse(
     let parsed = bytes.map(|read| {
         let file = cycle.file("receipt.json");
         match read {
-            Ok(bytes) => Receipt::parse(bytes).map_err(|e| {
+            Ok(bytes) => Receipt::parse_identity(bytes).map_err(|e| {
                 (matches!(e, crate::crossaudit::records::receipt::ParseError::Json(_)), format!("{file}: {e}"))
             }),
             Err(e) => Err((false, e.to_string())),

@@ -289,9 +289,13 @@ pub(crate) fn admission(
     if let Some(moved) = &g.moved_to {
         a.shortfalls.push(format!("stale: the cycle's active commit is now {}", short(moved)));
     }
-    let identity = r.identity().hex();
-    let caller_consumed = consumed.map(|set| set.iter().any(|c| identity.starts_with(c.as_str())));
-    if g.consumed || caller_consumed == Some(true) {
+    // Fail closed: a receipt whose identity is unknown cannot be shown not to be consumed.
+    let identity = r.identity().map(|d| d.hex());
+    let caller_consumed =
+        consumed.map(|set| identity.as_ref().is_none_or(|i| set.iter().any(|c| i.starts_with(c.as_str()))));
+    if identity.is_none() {
+        a.shortfalls.push("the receipt's identity digest is unknown: whether it was consumed cannot be told".into());
+    } else if g.consumed || caller_consumed == Some(true) {
         a.shortfalls.push("receipt already consumed (replay)".into());
     }
     if g.unknown_order {

@@ -238,7 +238,7 @@ fn paired(audit: &Repo, family: Family, cycles: &[Cycle]) -> Option<Paired> {
         let r = audit
             .record(id, "receipt.json")
             .ok()
-            .and_then(|b| crate::crossaudit::records::receipt::Receipt::parse(&b).ok())?;
+            .and_then(|b| crate::crossaudit::records::receipt::Receipt::parse_identity(&b).ok())?;
         r.audit_repo.filter(|a| a != "local").map(Paired::AuditRepo)
     })
 }
