@@ -117,6 +117,28 @@ pub struct BlobHashes {
     from_persistent: AtomicU64,
     bytes_from_persistent: AtomicU64,
     ahead: Option<Ahead>,
+    /// Tells this table's [`Recent`] from another's.
+    serial: u64,
+}
+
+/// The digests one thread was given by one [`BlobHashes`] for its last list of ids
+/// ([`BlobHashes::known_many_after`]). Consecutive receipts of a ledger bind the same blobs at
+/// the same manifest positions but for the files that changed: those are answered by comparing
+/// ids in order instead of ten thousand lookups in a table of megabytes, each a cache miss.
+#[derive(Default)]
+pub(crate) struct Recent {
+    table: u64,
+    ids: Vec<Option<ObjectId>>,
+    digests: Vec<Option<Digest>>,
+}
+
+impl Recent {
+    /// Remembers `digests`, which must be what `table` gave for `ids` (from
+    /// [`BlobHashes::known_many_after`] or [`BlobHashes::get_or_hash`]; `None` for an id not
+    /// asked or whose blob could not be read): they are taken as the table's answers later.
+    pub(crate) fn remember(&mut self, table: &BlobHashes, ids: Vec<Option<ObjectId>>, digests: Vec<Option<Digest>>) {
+        *self = Recent { table: table.serial, ids, digests };
+    }
 }
 
 /// Blobs hashed before they are asked for ([`BlobHashes::with_hash_ahead`]).
@@ -148,6 +170,10 @@ impl Default for BlobHashes {
             from_persistent: AtomicU64::new(0),
             bytes_from_persistent: AtomicU64::new(0),
             ahead: None,
+            serial: {
+                static TABLES: AtomicU64 = AtomicU64::new(1);
+                TABLES.fetch_add(1, Ordering::Relaxed)
+            },
         }
     }
 }
@@ -529,6 +555,35 @@ impl BlobHashes {
             self.hits[s].0.fetch_add(found, Ordering::Relaxed);
         }
         out
+    }
+
+    /// [`BlobHashes::known_many`], answering first the ids that sit at the same position in
+    /// `recent` (this table's answer to this thread's previous list): a digest this table gave
+    /// is known in it for good, so the answers, and the lookups counted, are the same.
+    #[must_use]
+    pub(crate) fn known_many_after(&self, ids: &[Option<ObjectId>], recent: &Recent) -> Vec<Option<Digest>> {
+        if recent.table != self.serial {
+            return self.known_many(ids);
+        }
+        let mut answered = vec![None; ids.len()];
+        let mut ask = ids.to_vec();
+        let mut same = 0;
+        for (i, id) in ids.iter().enumerate() {
+            if let (Some(id), Some(Some(was)), Some(Some(d))) = (id, recent.ids.get(i), recent.digests.get(i))
+                && id == was
+            {
+                answered[i] = Some(*d);
+                ask[i] = None;
+                same += 1;
+            }
+        }
+        self.hits[0].0.fetch_add(same, Ordering::Relaxed);
+        for (a, found) in answered.iter_mut().zip(self.known_many(&ask)) {
+            if a.is_none() {
+                *a = found;
+            }
+        }
+        answered
     }
 
     /// The digest of a blob hashed earlier, or why it could not be read. `None` when the blob

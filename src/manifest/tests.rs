@@ -23,6 +23,33 @@ fn science(dir: &std::path::Path) -> (Repo, ObjectId, ObjectId) {
 }
 
 #[test]
+fn the_previous_answer_is_reused_only_where_the_same_table_gave_it_at_the_same_place() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (repo, c0, _) = science(tmp.path());
+    let listed = repo.walk(repo.commit(c0).expect("commit").tree, &Scope::all()).expect("walk");
+    let ids: Vec<ObjectId> = listed.iter().map(|e| e.id).collect();
+    let (hashes, other) = (BlobHashes::new(), BlobHashes::new());
+    let mut buf = Vec::new();
+    let digests: Vec<Digest> = ids.iter().map(|id| hashes.get_or_hash(&repo, *id, &mut buf).expect("hash")).collect();
+    let stranger = ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex");
+    let before: Vec<Option<ObjectId>> = vec![Some(ids[0]), Some(ids[1]), Some(stranger), Some(ids[2])];
+    let mut recent = Recent::default();
+    // A digest the table did not give (the stranger's, made up) stays unused: it is at a place
+    // the next list fills differently, and the rest is asked of the table.
+    recent.remember(&hashes, before, vec![Some(digests[0]), Some(digests[1]), Some(Digest::of(b"x")), None]);
+    let now = [Some(ids[0]), Some(ids[2]), None, Some(ids[2]), Some(ids[3])];
+    let hits = hashes.stats().cache_hits;
+    let answered = hashes.known_many_after(&now, &recent);
+    assert_eq!(answered, hashes.known_many(&now), "the same answers as the table's");
+    assert_eq!(answered, [Some(digests[0]), Some(digests[2]), None, Some(digests[2]), Some(digests[3])]);
+    assert_eq!(hashes.stats().cache_hits, hits + 2 * 4, "each answer counted as a lookup, both times");
+    // Another table's list is not this one's: nothing is taken from it.
+    let mut foreign = Recent::default();
+    foreign.remember(&other, now.to_vec(), vec![Some(Digest::of(b"y")); now.len()]);
+    assert_eq!(hashes.known_many_after(&now, &foreign), hashes.known_many(&now));
+}
+
+#[test]
 fn digests_round_trip_through_hex() {
     let d = Digest::of(b"abc");
     assert_eq!(d.hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -305,11 +305,17 @@ fn manifest_matches(
         })
         .collect();
     let mut known: Vec<Hashed> = match science {
-        Some(_) => ctx.hashes.known_many(&ids).into_iter().map(|d| d.map(Ok)).collect(),
+        Some(_) => RECENT
+            .with_borrow(|recent| ctx.hashes.known_many_after(&ids, recent))
+            .into_iter()
+            .map(|d| d.map(Ok))
+            .collect(),
         None => vec![None; ids.len()],
     };
     if let Some(s) = science {
         hash_unknown(ctx, s, &ids, &mut known, buf);
+        let digests = known.iter().map(|k| k.as_ref().and_then(|r| r.as_ref().ok().copied())).collect();
+        RECENT.with_borrow_mut(|recent| recent.remember(ctx.hashes, ids, digests));
     }
     for (i, (key, want)) in manifest.iter().enumerate() {
         if r.bad_keys.contains(key) {
@@ -341,6 +347,12 @@ fn manifest_matches(
             ),
         ));
     }
+}
+
+thread_local! {
+    /// The digests this thread was given for the last receipt it checked: in newest-first
+    /// order a worker checks neighbouring cycles, whose manifests differ by the changed files.
+    static RECENT: std::cell::RefCell<crate::manifest::Recent> = std::cell::RefCell::default();
 }
 
 /// A blob's digest as hashed for a receipt, or why it could not be; `None` until asked.
