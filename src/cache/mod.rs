@@ -30,7 +30,7 @@ pub use entry::{Key, Reject};
 
 /// The version written into (and required of) every entry: the crate version and the layout
 /// of the payloads this version stores.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "/payloads-3");
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "/payloads-2");
 
 /// The database file inside the cache directory.
 pub const FILE: &str = "cache.redb";

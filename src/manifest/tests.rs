@@ -34,8 +34,8 @@ fn the_previous_answer_is_reused_only_where_the_same_table_gave_it_at_the_same_p
     let stranger = ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex");
     let before: Vec<Option<ObjectId>> = vec![Some(ids[0]), Some(ids[1]), Some(stranger), Some(ids[2])];
     let mut recent = Recent::default();
-    // A digest the table did not give (the stranger's, made up) stays unused: it is at a place
-    // the next list fills differently, and the rest is asked of the table.
+    // The stranger's digest is made up, which `remember`'s contract forbids: it goes unused
+    // only because the next list has no id at its place. The rest is asked of the table.
     recent.remember(&hashes, before, vec![Some(digests[0]), Some(digests[1]), Some(Digest::of(b"x")), None]);
     let now = [Some(ids[0]), Some(ids[2]), None, Some(ids[2]), Some(ids[3])];
     let hits = hashes.stats().cache_hits;

@@ -221,13 +221,14 @@ pub fn receipt(opts: &Options, receipt_path: Option<&Path>, admit: bool, ctx: Ct
         &anchor,
     ));
     if let Some(r) = &run.facts[idx].receipt {
-        // The crawl hashed a schema-2 receipt's canonical form only: the file's digest is
-        // taken here, of the same bytes (given, or the committed blob).
-        let file = r.file_sha256.or_else(|| match (&cycle.receipt_given, cycle.receipt_blob) {
-            (Some(bytes), _) => Some(crate::manifest::Digest::of(bytes)),
-            (None, Some(id)) => run.ledger.audit.local().record(id, &rel).ok().map(|b| crate::manifest::Digest::of(&b)),
-            (None, None) => None,
-        });
+        // The crawl hashed a schema-2 receipt's canonical form only. The file's digest is of
+        // the bytes it parsed: the file given (hashed when it was placed), else the committed
+        // blob, read again when the receipt was found by --expect-sha.
+        let file = match (r.file_sha256, placed.as_ref().and_then(|p| p.given.or(p.committed)), cycle.receipt_blob) {
+            (Some(d), _, _) | (None, Some(d), _) => Some(d),
+            (None, None, Some(id)) => Some(crate::manifest::Digest::of(&run.ledger.audit.local().record(id, &rel)?)),
+            (None, None, None) => None,
+        };
         if let Some(file) = file {
             report.input("receiptFileSha256", file.hex());
         }

@@ -41,7 +41,7 @@ use crate::manifest::{sealed, verified_packs};
 use crate::report::{CheckResult, Outcome};
 
 /// What a stored entry means; bump when the payload or the key's parts change meaning.
-const LAYOUT: &str = "crossaudit-cycle/2";
+const LAYOUT: &str = "crossaudit-cycle/3";
 
 /// Prefix of the table keys of this kind of entry.
 pub(crate) const KIND: &str = "cycle/";
