@@ -190,13 +190,13 @@ impl<'a> Memo<'a> {
         audit: &Repo,
         science: Option<&Repo>,
         cycle: &Cycle,
-        buf: &mut Vec<u8>,
+        scratch: &mut crate::crossaudit::model::Scratch,
     ) -> (Vec<CheckResult>, CycleFacts) {
-        let compute = |buf: &mut Vec<u8>| verify::check_cycle(vctx, audit, science, cycle, buf);
+        let compute = |s: &mut crate::crossaudit::model::Scratch| verify::check_cycle(vctx, audit, science, cycle, s);
         // A damaged storage neither reads nor writes the cache (`crate::manifest::sealed`): an
         // entry stood for undamaged objects, and one computed now could stand for damage.
         let cache = self.cache.filter(|c| sealed(c, audit) && science.is_none_or(|s| sealed(c, s)));
-        let (Some(cache), Some(key)) = (cache, self.key(cycle)) else { return compute(buf) };
+        let (Some(cache), Some(key)) = (cache, self.key(cycle)) else { return compute(scratch) };
         let here =
             [audit.path().display().to_string(), science.map(|s| s.path().display().to_string()).unwrap_or_default()];
         let payload = cache.get(&key);
@@ -227,7 +227,7 @@ impl<'a> Memo<'a> {
                 return (stored.results, stored.facts);
             }
             // `--cache-audit`: the entry must be exactly what this run computes.
-            let (results, facts) = compute(buf);
+            let (results, facts) = compute(scratch);
             let again = Stored::new(self.deps(audit, science, &facts), results, facts, &here);
             let fresh = serde_json::to_vec(&again).ok();
             let agreed = fresh == payload;
@@ -237,7 +237,7 @@ impl<'a> Memo<'a> {
             }
             return (again.results, again.facts);
         }
-        let (results, facts) = compute(buf);
+        let (results, facts) = compute(scratch);
         if definite(cycle, science, &results, &facts) {
             let stored = Stored::new(self.deps(audit, science, &facts), results, facts, &here);
             if let Ok(payload) = serde_json::to_vec(&stored) {

@@ -32,7 +32,7 @@ pub(crate) struct Run {
 struct Worker {
     audit: crate::git::Repo,
     science: Option<crate::git::Repo>,
-    buf: Vec<u8>,
+    scratch: crate::crossaudit::model::Scratch,
 }
 
 struct Pool<'a> {
@@ -48,7 +48,11 @@ impl Pool<'_> {
     }
 
     fn fresh(&self) -> Worker {
-        Worker { audit: self.audit.local(), science: self.science.map(crate::git::SharedRepo::local), buf: Vec::new() }
+        Worker {
+            audit: self.audit.local(),
+            science: self.science.map(crate::git::SharedRepo::local),
+            scratch: Default::default(),
+        }
     }
 }
 
@@ -151,8 +155,8 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
                 if ctx.check().is_err() {
                     return None;
                 }
-                let Worker { audit, science, buf } = lease.worker();
-                let r = memo.cycle(&vctx, audit, science.as_ref(), c, buf);
+                let Worker { audit, science, scratch } = lease.worker();
+                let r = memo.cycle(&vctx, audit, science.as_ref(), c, scratch);
                 ctx.progress.advance(1);
                 Some(r)
             },

@@ -86,11 +86,11 @@ impl Substitute {
         };
         let audit = ledger.audit.local();
         let science = ledger.science.as_ref().map(crate::git::SharedRepo::local);
-        let mut buf = Vec::new();
+        let mut scratch = crate::crossaudit::model::Scratch::default();
         let mut results = Vec::new();
         let mut facts = Vec::new();
         for c in &ledger.cycles {
-            let (r, f) = verify::check_cycle(&ctx, &audit, science.as_ref(), c, &mut buf);
+            let (r, f) = verify::check_cycle(&ctx, &audit, science.as_ref(), c, &mut scratch);
             results.extend(r);
             facts.push(f);
         }

@@ -30,13 +30,13 @@ pub(crate) fn check_cycle(
     audit: &Repo,
     science: Option<&Repo>,
     cycle: &Cycle,
-    buf: &mut Vec<u8>,
+    scratch: &mut crate::crossaudit::model::Scratch,
 ) -> (Vec<CheckResult>, CycleFacts) {
     let ledger = ctx.ledger;
     let mut out = Vec::new();
     let mut facts = CycleFacts::default();
     artefacts_present(ledger, cycle, &mut out);
-    let Some(parsed) = parse(ctx, audit, cycle, buf, &mut out) else { return (out, facts) };
+    let Some(parsed) = parse(ctx, audit, cycle, &mut scratch.buf, &mut out) else { return (out, facts) };
     let receipt = &parsed.receipt;
     receipt_shape(ledger, receipt, cycle, &mut out);
     facts.product = receipt.family == Family::Schema2;
@@ -49,7 +49,7 @@ pub(crate) fn check_cycle(
     facts.science_repo.clone_from(&receipt.science_repo);
     facts.parent_receipt.clone_from(&receipt.parent_receipt);
     facts.identity = receipt.identity();
-    let mut bound = bind(ctx, audit, science, cycle, parsed, buf, &mut out);
+    let mut bound = bind(ctx, audit, science, cycle, parsed, scratch, &mut out);
     let receipt = &mut bound.receipt;
 
     // I3 citations, I4, I6, and the synthesis inputs.

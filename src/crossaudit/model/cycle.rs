@@ -50,6 +50,15 @@ pub(crate) struct Ctx<'a> {
     pub shard: Option<&'a crate::crossaudit::load::shard::Plan>,
 }
 
+/// What a worker keeps from one cycle to the next, on one pair of repository handles: a
+/// buffer for the objects it reads, and the product's last selection (I7), patched for the
+/// next commit instead of walked again.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    pub buf: Vec<u8>,
+    pub selections: crate::crossaudit::records::scope::AuditReuse,
+}
+
 /// Stage one: what the receipt says, parsed and nothing more. Only the binding stage (I7's
 /// `bind`) turns it into a receipt the replay may use.
 pub(crate) struct Parsed {

@@ -5,5 +5,7 @@
 mod cycle;
 mod results;
 
-pub(crate) use cycle::{Binding, Bound, Ctx, CycleFacts, DclRun, GroupInfo, ModelFinding, Parsed, dcl_run, facts_sha};
+pub(crate) use cycle::{
+    Binding, Bound, Ctx, CycleFacts, DclRun, GroupInfo, ModelFinding, Parsed, Scratch, dcl_run, facts_sha,
+};
 pub(crate) use results::{at, outcome, res, short};

@@ -164,9 +164,16 @@ fn template_free(p: &str) -> bool {
 /// # Errors
 /// Unreadable commits or trees.
 pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> Result<Selection, git::Error> {
+    audit_tree(repo, repo.commit(commit)?.tree, scope, p)
+}
+
+fn audit_scope(scope: &str) -> Scope {
     let prefixes: Vec<&str> = if scope.is_empty() { Vec::new() } else { scope.split(", ").collect() };
-    let tree = repo.commit(commit)?.tree;
-    let entries = repo.walk(tree, &Scope::new(&prefixes))?;
+    Scope::new(&prefixes)
+}
+
+fn audit_tree(repo: &Repo, tree: ObjectId, scope: &str, p: Product) -> Result<Selection, git::Error> {
+    let entries = repo.walk(tree, &audit_scope(scope))?;
     let mut sel =
         Selection { rule: format!("product audit verb: every blob under scope {scope:?}"), ..Selection::default() };
     // The walk is sorted by path, so the map is assembled in bulk. The audit verb binds the
@@ -194,6 +201,120 @@ pub fn product_audit(repo: &Repo, commit: ObjectId, scope: &str, p: Product) -> 
     sel.keys = files.into_iter().collect();
     add_task(repo, tree, p, &mut sel)?;
     Ok(sel)
+}
+
+/// A worker's last [`product_audit`] selection, kept so that the next commit's is the same
+/// selection patched with the difference between the two trees: a ledger's neighbouring
+/// receipts bind nearly the same files, and walking and keying ten thousand paths per receipt
+/// was a tenth of a cold run. Belongs to one repository handle: a tree held by one repository
+/// may have subtrees another lacks, which only a walk would find missing.
+#[derive(Debug, Default)]
+pub struct AuditReuse {
+    kept: Option<(Reusable, Selection)>,
+    /// What the selection handed out last stands for, until it is given back.
+    lent: Option<Reusable>,
+    /// Selections answered by patching (tests show the patch is taken, not only the walk).
+    patched: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Reusable {
+    tree: ObjectId,
+    scope: String,
+    v4: bool,
+}
+
+impl AuditReuse {
+    /// [`product_audit`], from the kept selection when one of the same scope and product
+    /// rules is kept, else by walking the tree. The answer is the walk's in every case
+    /// (`tests::reuse_answers_as_the_walk_does`).
+    ///
+    /// # Errors
+    /// Unreadable commits or trees.
+    pub fn product_audit(
+        &mut self,
+        repo: &Repo,
+        commit: ObjectId,
+        scope: &str,
+        p: Product,
+    ) -> Result<Selection, git::Error> {
+        self.lent = None;
+        let tree = repo.commit(commit)?.tree;
+        let key = Reusable { tree, scope: scope.to_owned(), v4: p.v4 };
+        let patched = match self.kept.take() {
+            Some((was, sel)) if was.scope == key.scope && was.v4 == key.v4 => {
+                patch(repo, was.tree, sel, tree, scope, p)
+            }
+            _ => None,
+        };
+        let sel = match patched {
+            Some(sel) => {
+                self.patched += 1;
+                sel
+            }
+            None => audit_tree(repo, tree, scope, p)?,
+        };
+        self.lent = Some(key);
+        Ok(sel)
+    }
+
+    /// Keeps `sel`, the selection [`AuditReuse::product_audit`] returned last, for the next
+    /// commit. Nothing is kept when the last call failed.
+    pub fn give_back(&mut self, sel: Selection) {
+        if let Some(key) = self.lent.take() {
+            self.kept = Some((key, sel));
+        }
+    }
+}
+
+/// The selection at `tree`, from `sel`, the selection at `was`: every changed entry inside the
+/// scope taken out and put back as the walk would list it. Trees are decoded only when git
+/// would have written them (names valid, in order, none repeated: `git::tree`), so the walk's
+/// entries are the scope's paths and a change names each at most once. `None` where the walk
+/// must answer: a symlink or a name the keys cannot spell changed (their lists keep the walk's
+/// order), a tree could not be read (the walk names what is damaged), or the selection does
+/// not hold what the change says was there.
+fn patch(repo: &Repo, was: ObjectId, mut sel: Selection, tree: ObjectId, scope: &str, p: Product) -> Option<Selection> {
+    if was == tree {
+        return Some(sel);
+    }
+    let changes = repo.diff(Some(was), Some(tree)).ok()?;
+    let within = audit_scope(scope);
+    if p.v4 && !within.contains("TASK.md".into()) {
+        // Put there by `add_task`, not by the walk: taken out, and put back below if the new
+        // tree has one.
+        sel.keys.remove("TASK.md");
+    }
+    for c in changes {
+        if !within.contains(c.path.as_bstr()) {
+            continue;
+        }
+        let files = |side: Option<(EntryKind, ObjectId)>| -> Option<Option<ObjectId>> {
+            match side {
+                Some((EntryKind::Symlink, _)) => None,
+                Some((k, id)) if k.is_file() => Some(Some(id)),
+                _ => Some(None),
+            }
+        };
+        let (old, new) = (files(c.old)?, files(c.new)?);
+        if old.is_none() && new.is_none() {
+            continue;
+        }
+        let key = c.path.to_str().ok()?;
+        if p.v4 && !template_free(key) {
+            continue;
+        }
+        if old.is_some() && !matches!(sel.keys.remove(key), Some(Expect::File(id)) if Some(id) == old) {
+            return None;
+        }
+        if let Some(id) = new
+            && sel.keys.insert(key.to_owned(), Expect::File(id)).is_some()
+        {
+            return None;
+        }
+    }
+    add_task(repo, tree, p, &mut sel).ok()?;
+    Some(sel)
 }
 
 /// Product, `run` verb (`subject.scope == "changed-paths"`): the commit's changed paths minus
@@ -386,7 +507,7 @@ pub fn unbound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossverify_fixtures::fixture::RepoBuilder;
+    use crossverify_fixtures::fixture::{Content, RepoBuilder};
 
     fn repo() -> (tempfile::TempDir, Repo, ObjectId) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -421,7 +542,107 @@ mod tests {
         assert_eq!(inc.files, ["x/a.json"]);
     }
 
+    fn is_below(path: &[u8], dir: &[u8]) -> bool {
+        path.len() > dir.len() && path.starts_with(dir) && path[dir.len()] == b'/'
+    }
+
+    /// Stages one change: `what` picks removal, a file (two contents), an executable, a
+    /// symlink or a submodule. A path and its ancestors cannot both be staged (no tree git
+    /// writes holds both), so staging one removes the other: files and directories trade places.
+    fn stage(b: &mut RepoBuilder, path: &[u8], what: u8) {
+        let clashes: Vec<BString> =
+            b.paths().filter(|q| is_below(q, path) || is_below(path, q)).map(|q| q.to_owned()).collect();
+        for q in clashes {
+            b.remove(q);
+        }
+        let gitlink = ObjectId::from_hex(b"1111111111111111111111111111111111111111").expect("hex");
+        match what % 6 {
+            0 => b.remove(path),
+            1 | 2 => b.put(path, Content::File(vec![what])),
+            3 => b.put(path, Content::Executable(b"x".to_vec())),
+            4 => b.put(path, Content::Symlink(b"t".to_vec())),
+            _ => b.put(path, Content::Submodule(gitlink)),
+        };
+    }
+
+    /// A path from names that exercise every rule: TEMPLATE, TASK.md, a name that is not
+    /// UTF-8, and directories of the scopes below.
+    fn path_of(ix: &[usize]) -> Vec<u8> {
+        const NAMES: [&[u8]; 6] = [b"a", b"b", b"TEMPLATE", b"TASK.md", b"c", b"\xff"];
+        ix.iter().map(|i| NAMES[i % NAMES.len()]).collect::<Vec<_>>().join(&b'/')
+    }
+
+    const SCOPES: [&str; 5] = ["", "a", "a, b/c", "TASK.md", "a/TEMPLATE"];
+
+    fn history(commits: &[Vec<(Vec<usize>, u8)>]) -> (tempfile::TempDir, Repo, Vec<ObjectId>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut b = RepoBuilder::init(&dir.path().join("r")).expect("init");
+        b.file("a/c", "seed\n").file("TASK.md", "task\n").file("b/c/d", "d\n");
+        let mut ids = vec![b.commit("base").expect("commit")];
+        for ops in commits {
+            for (ix, what) in ops {
+                stage(&mut b, &path_of(ix), *what);
+            }
+            ids.push(b.commit("step").expect("commit"));
+        }
+        let r = Repo::open(&dir.path().join("r")).expect("open");
+        (dir, r, ids)
+    }
+
+    #[test]
+    fn reuse_patches_a_neighbouring_commit() {
+        let ops = vec![vec![(vec![0, 1], 1)], vec![(vec![0, 4], 2), (vec![3], 0)], vec![(vec![1, 1, 1], 3)]];
+        let (_d, r, ids) = history(&ops);
+        let mut reuse = AuditReuse::default();
+        for &id in ids.iter().rev() {
+            let got = reuse.product_audit(&r, id, "", Product { v4: true }).expect("reuse");
+            assert_eq!(got, product_audit(&r, id, "", Product { v4: true }).expect("walk"));
+            reuse.give_back(got);
+        }
+        assert_eq!(reuse.patched, 3, "every commit after the first is patched");
+        // A failed call lends nothing, so what is given back after it is not kept; the
+        // selection kept before still serves.
+        let missing = ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex");
+        assert!(reuse.product_audit(&r, missing, "", Product { v4: true }).is_err());
+        reuse.give_back(Selection::default());
+        let got = reuse.product_audit(&r, ids[1], "", Product { v4: true }).expect("reuse");
+        assert_eq!(got, product_audit(&r, ids[1], "", Product { v4: true }).expect("walk"));
+        assert_eq!(reuse.patched, 4);
+        // Another scope is walked.
+        let got = reuse.product_audit(&r, ids[2], "a", Product { v4: true }).expect("reuse");
+        assert_eq!(got, product_audit(&r, ids[2], "a", Product { v4: true }).expect("walk"));
+        assert_eq!(reuse.patched, 4);
+    }
+
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        #[test]
+        fn reuse_answers_as_the_walk_does(
+            commits in proptest::collection::vec(
+                proptest::collection::vec((proptest::collection::vec(0usize..6, 1..=3), 0u8..6), 1..5),
+                1..6,
+            ),
+            scope in 0usize..SCOPES.len(),
+            v4 in proptest::bool::ANY,
+            // Mostly the case's scope and rules, so that most visits can patch; now and then
+            // another scope or the other rules, which must not.
+            visits in proptest::collection::vec(
+                (0usize..16, proptest::option::weighted(0.2, (0usize..SCOPES.len(), proptest::bool::ANY))),
+                1..14,
+            ),
+        ) {
+            let (_d, r, ids) = history(&commits);
+            let mut reuse = AuditReuse::default();
+            for (c, other) in visits {
+                let (s, v4) = other.unwrap_or((scope, v4));
+                let (commit, p) = (ids[c % ids.len()], Product { v4 });
+                let want = product_audit(&r, commit, SCOPES[s], p).expect("walk");
+                let got = reuse.product_audit(&r, commit, SCOPES[s], p).expect("reuse");
+                proptest::prop_assert_eq!(&got, &want);
+                reuse.give_back(got);
+            }
+        }
+
         #[test]
         fn template_free_agrees_with_the_split(p in "(TEMPLATE|TEMPLAT|a|/){0,6}") {
             proptest::prop_assert_eq!(template_free(&p), !p.split('/').any(|c| c == "TEMPLATE"));

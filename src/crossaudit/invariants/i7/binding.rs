@@ -2,9 +2,9 @@
 //! (`CV-A7xx`). Every failure here is a binding failure, and admission (I8) needs none.
 
 use crate::crossaudit::checks::*;
-use crate::crossaudit::invariants::i7::science::{extent_checks, prepare, science_checks};
+use crate::crossaudit::invariants::i7::science::{Prepared, extent_checks, prepare, science_checks};
 use crate::crossaudit::load::Cycle;
-use crate::crossaudit::model::{Binding, Bound, Ctx, Parsed, at, res, short};
+use crate::crossaudit::model::{Binding, Bound, Ctx, Parsed, Scratch, at, res, short};
 use crate::crossaudit::records::config::Config;
 use crate::crossaudit::records::constitution::{Constitution, Syntax};
 use crate::crossaudit::records::receipt::{Family, Receipt};
@@ -19,7 +19,7 @@ pub(crate) fn bind(
     science: Option<&Repo>,
     cycle: &Cycle,
     parsed: Parsed,
-    buf: &mut Vec<u8>,
+    scratch: &mut Scratch,
     out: &mut Vec<CheckResult>,
 ) -> Bound {
     let ledger = ctx.ledger;
@@ -30,10 +30,10 @@ pub(crate) fn bind(
     cycle_dir_binding(&receipt, cycle, out, &mut binding_failed);
 
     // Science side: subject and manifest.
-    let prepared = prepare(ledger, science, audit, cycle, &receipt);
+    let prepared = prepare(ledger, science, audit, cycle, &receipt, &mut scratch.selections);
     let prep = prepared.as_ref();
     let config = prep.and_then(|p| p.config.clone());
-    science_checks(ctx, &receipt, prep, science, buf, subject, out, &mut binding_failed);
+    science_checks(ctx, &receipt, prep, science, &mut scratch.buf, subject, out, &mut binding_failed);
     extent_checks(&receipt, prep, subject, out, &mut binding_failed);
     report_binding(&receipt, cycle, out, &mut binding_failed);
     if let Some((_, rep)) = &cycle.report {
@@ -48,6 +48,9 @@ pub(crate) fn bind(
     // Report commit (schema 2) / the ledger commit of the report (v1).
     report_commit_check(ctx, audit, &receipt, cycle, out, &mut binding_failed);
     derivation_check(&receipt, subject, config.as_ref(), out, &mut binding_failed);
+    if let Some(Prepared { selection: Some(Ok(sel)), reusable: true, .. }) = prepared {
+        scratch.selections.give_back(sel);
+    }
     Bound { receipt, binding: Binding::verified(binding_failed), config, constitution }
 }
 

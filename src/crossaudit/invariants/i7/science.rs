@@ -25,6 +25,8 @@ pub(crate) struct Prepared {
     pub unbound: Vec<String>,
     /// Schema 2: the files the increment changed (CV-A713).
     pub increment: Option<Result<scope::Increment, String>>,
+    /// The selection came from the worker's [`scope::AuditReuse`], which takes it back.
+    pub reusable: bool,
 }
 
 fn read_config(repo: &Repo, commit: ObjectId, family: Family) -> Option<Result<Config, String>> {
@@ -48,6 +50,7 @@ pub(crate) fn prepare(
     audit: &Repo,
     cycle: &Cycle,
     r: &Receipt,
+    reuse: &mut scope::AuditReuse,
 ) -> Option<Prepared> {
     let sha = r.sha.as_deref()?;
     let repo = science?;
@@ -63,6 +66,7 @@ pub(crate) fn prepare(
             entries: Vec::new(),
             unbound: Vec::new(),
             increment: None,
+            reusable: false,
         });
     };
     let tree = repo.commit(id).ok().map(|c| c.tree);
@@ -74,6 +78,7 @@ pub(crate) fn prepare(
         read_config(audit, cycle.added_in.map_or(ledger.audit_head, |a| a.0), r.family)
     };
     let product = scope::Product { v4: r.v4 };
+    let mut reusable = false;
     let selection = match r.family {
         Family::V1 => Some(scope::v1(repo, id).map_err(|e| e.to_string())),
         Family::Schema2 => match r.scope.as_deref() {
@@ -84,7 +89,11 @@ pub(crate) fn prepare(
                 };
                 Some(scope::product_run(repo, id, &cfg, product).map_err(|e| e.to_string()))
             }
-            Some(s) => Some(scope::product_audit(repo, id, s, product).map_err(|e| e.to_string())),
+            Some(s) => {
+                let sel = reuse.product_audit(repo, id, s, product);
+                reusable = sel.is_ok();
+                Some(sel.map_err(|e| e.to_string()))
+            }
             None => None,
         },
     };
@@ -101,7 +110,7 @@ pub(crate) fn prepare(
         let cfg = trusted_config(ledger, repo, id, config.as_ref());
         scope::increment(repo, id, &cfg, product).map_err(|e| e.to_string())
     });
-    Some(Prepared { commit, tree, config, selection, entries, unbound, increment })
+    Some(Prepared { commit, tree, config, selection, entries, unbound, increment, reusable })
 }
 
 /// The configuration that may narrow what an increment must bind: one the increment did not
