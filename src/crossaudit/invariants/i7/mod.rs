@@ -3,3 +3,6 @@
 
 pub(crate) mod binding;
 pub(crate) mod science;
+
+#[cfg(test)]
+mod tests;
