@@ -47,8 +47,17 @@ impl Repo {
     /// # Errors
     /// Missing or corrupt trees.
     pub fn diff(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>> {
+        self.diff_within(old, new, &Scope::all())
+    }
+
+    /// [`Repo::diff`] limited to `scope`: a subtree that cannot hold a path of the scope is
+    /// not read, so the cost follows the changes inside the scope, not the whole tree's.
+    ///
+    /// # Errors
+    /// Missing or corrupt trees inside the scope.
+    pub fn diff_within(&self, old: Option<ObjectId>, new: Option<ObjectId>, scope: &Scope) -> Result<Vec<Change>> {
         let mut out = Vec::new();
-        diff(self, old, new, &mut out)?;
+        diff(self, old, new, scope, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
@@ -104,7 +113,7 @@ fn too_deep(repo: &Repo, id: ObjectId) -> Error {
     )
 }
 
-fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec<Change>) -> Result<()> {
+fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, scope: &Scope, out: &mut Vec<Change>) -> Result<()> {
     let list = |t: Option<ObjectId>| -> Result<Children> {
         let Some(t) = t else { return Ok(Children::default()) };
         let v = repo.tree_children(t)?;
@@ -158,10 +167,10 @@ fn diff(repo: &Repo, old: Option<ObjectId>, new: Option<ObjectId>, out: &mut Vec
                 continue;
             }
             let path = join(&base, left.or(right).expect("one side is present").0.as_bstr());
-            if lf != rf {
+            if lf != rf && scope.contains(path.as_bstr()) {
                 out.push(Change { path: path.clone(), old: lf, new: rf });
             }
-            if lt != rt {
+            if lt != rt && scope.may_contain(path.as_bstr()) {
                 stack.push((lt, rt, path, depth + 1));
             }
         }

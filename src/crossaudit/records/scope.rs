@@ -213,21 +213,24 @@ pub struct AuditReuse {
     kept: Option<(Reusable, Selection)>,
     /// What the selection handed out last stands for, until it is given back.
     lent: Option<Reusable>,
-    /// Selections answered by patching (tests show the patch is taken, not only the walk).
+    /// Selections answered by patching (a unit test shows the patch is taken).
     patched: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Reusable {
+    /// The repository read: a guard, since the caller keeps one per repository handle.
+    repo: std::path::PathBuf,
     tree: ObjectId,
     scope: String,
     v4: bool,
 }
 
 impl AuditReuse {
-    /// [`product_audit`], from the kept selection when one of the same scope and product
-    /// rules is kept, else by walking the tree. The answer is the walk's in every case
-    /// (`tests::reuse_answers_as_the_walk_does`).
+    /// [`product_audit`], from the kept selection when one of the same repository, scope and
+    /// product rules is kept, else by walking the tree. The answer is the walk's: a damaged
+    /// tree the patch meets sends it to the walk, which reports it, and a property test
+    /// (`tests::reuse_answers_as_the_walk_does`) compares the two over generated histories.
     ///
     /// # Errors
     /// Unreadable commits or trees.
@@ -240,9 +243,9 @@ impl AuditReuse {
     ) -> Result<Selection, git::Error> {
         self.lent = None;
         let tree = repo.commit(commit)?.tree;
-        let key = Reusable { tree, scope: scope.to_owned(), v4: p.v4 };
+        let key = Reusable { repo: repo.path().to_owned(), tree, scope: scope.to_owned(), v4: p.v4 };
         let patched = match self.kept.take() {
-            Some((was, sel)) if was.scope == key.scope && was.v4 == key.v4 => {
+            Some((was, sel)) if was.repo == key.repo && was.scope == key.scope && was.v4 == key.v4 => {
                 patch(repo, was.tree, sel, tree, scope, p)
             }
             _ => None,
@@ -272,23 +275,25 @@ impl AuditReuse {
 /// would have written them (names valid, in order, none repeated: `git::tree`), so the walk's
 /// entries are the scope's paths and a change names each at most once. `None` where the walk
 /// must answer: a symlink or a name the keys cannot spell changed (their lists keep the walk's
-/// order), a tree could not be read (the walk names what is damaged), or the selection does
-/// not hold what the change says was there.
+/// order), a tree could not be read (the walk names what is damaged), the selection does not
+/// hold what the change says was there, or the commits are far apart. The diff reads only
+/// the scope's subtrees, so its cost follows the changes inside the scope.
 fn patch(repo: &Repo, was: ObjectId, mut sel: Selection, tree: ObjectId, scope: &str, p: Product) -> Option<Selection> {
     if was == tree {
         return Some(sel);
     }
-    let changes = repo.diff(Some(was), Some(tree)).ok()?;
     let within = audit_scope(scope);
+    let changes = repo.diff_within(Some(was), Some(tree), &within).ok()?;
+    if changes.len() > sel.keys.len() / 4 + 64 {
+        // Distant commits: a search per change would cost more than building the map anew.
+        return None;
+    }
     if p.v4 && !within.contains("TASK.md".into()) {
         // Put there by `add_task`, not by the walk: taken out, and put back below if the new
         // tree has one.
         sel.keys.remove("TASK.md");
     }
     for c in changes {
-        if !within.contains(c.path.as_bstr()) {
-            continue;
-        }
         let files = |side: Option<(EntryKind, ObjectId)>| -> Option<Option<ObjectId>> {
             match side {
                 Some((EntryKind::Symlink, _)) => None,
@@ -555,24 +560,27 @@ mod tests {
         for q in clashes {
             b.remove(q);
         }
-        let gitlink = ObjectId::from_hex(b"1111111111111111111111111111111111111111").expect("hex");
+        // Contents repeat across kinds, so a file turning executable keeps its blob (a change
+        // of mode alone), and two submodule ids alternate.
+        let gitlink = ObjectId::from_bytes_or_panic(&[0x11 + what % 2; 20]);
         match what % 6 {
             0 => b.remove(path),
-            1 | 2 => b.put(path, Content::File(vec![what])),
-            3 => b.put(path, Content::Executable(b"x".to_vec())),
+            1 | 2 => b.put(path, Content::File(vec![what % 2])),
+            3 => b.put(path, Content::Executable(vec![what % 2])),
             4 => b.put(path, Content::Symlink(b"t".to_vec())),
             _ => b.put(path, Content::Submodule(gitlink)),
         };
     }
 
     /// A path from names that exercise every rule: TEMPLATE, TASK.md, a name that is not
-    /// UTF-8, and directories of the scopes below.
+    /// UTF-8, directories of the scopes below, and names that extend another (`a.b` and `a-`
+    /// sort between a file `a` and a tree `a`, so trees leave plain name order).
     fn path_of(ix: &[usize]) -> Vec<u8> {
-        const NAMES: [&[u8]; 6] = [b"a", b"b", b"TEMPLATE", b"TASK.md", b"c", b"\xff"];
+        const NAMES: [&[u8]; 8] = [b"a", b"b", b"TEMPLATE", b"TASK.md", b"c", b"\xff", b"a.b", b"a-"];
         ix.iter().map(|i| NAMES[i % NAMES.len()]).collect::<Vec<_>>().join(&b'/')
     }
 
-    const SCOPES: [&str; 5] = ["", "a", "a, b/c", "TASK.md", "a/TEMPLATE"];
+    const SCOPES: [&str; 8] = ["", "a", "a, b/c", "TASK.md", "a/TEMPLATE", "./a/", "a, a/b", "a.b"];
 
     fn history(commits: &[Vec<(Vec<usize>, u8)>]) -> (tempfile::TempDir, Repo, Vec<ObjectId>) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -611,6 +619,14 @@ mod tests {
         // Another scope is walked.
         let got = reuse.product_audit(&r, ids[2], "a", Product { v4: true }).expect("reuse");
         assert_eq!(got, product_audit(&r, ids[2], "a", Product { v4: true }).expect("walk"));
+        reuse.give_back(got);
+        assert_eq!(reuse.patched, 4);
+        // So is another repository holding the same commits (pinned authors and dates): it
+        // may lack a subtree this one has, which only a walk would find missing.
+        let (_d2, r2, ids2) = history(&ops);
+        assert_eq!(ids2, ids);
+        let got = reuse.product_audit(&r2, ids[3], "a", Product { v4: true }).expect("reuse");
+        assert_eq!(got, product_audit(&r2, ids[3], "a", Product { v4: true }).expect("walk"));
         assert_eq!(reuse.patched, 4);
     }
 
@@ -619,7 +635,7 @@ mod tests {
         #[test]
         fn reuse_answers_as_the_walk_does(
             commits in proptest::collection::vec(
-                proptest::collection::vec((proptest::collection::vec(0usize..6, 1..=3), 0u8..6), 1..5),
+                proptest::collection::vec((proptest::collection::vec(0usize..8, 1..=3), 0u8..6), 1..5),
                 1..6,
             ),
             scope in 0usize..SCOPES.len(),

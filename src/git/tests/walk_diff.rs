@@ -142,6 +142,18 @@ fn diff_reports_adds_modifies_deletes_and_kind_changes_like_git() {
         assert!(paths.contains(&p), "{} reported", p.as_bstr());
     }
     assert!(!paths.iter().any(|p| p.starts_with(b"keep")));
+    // Limited to a scope: the changes inside it, as the whole diff lists them.
+    for prefixes in [vec![], vec!["todir"], vec!["fromdir", "add"], vec!["fromdir/inner"], vec!["to"], vec!["./sub/"]] {
+        let scope = Scope::new(&prefixes);
+        let within: Vec<RawChange> = r
+            .diff_within(Some(ta), Some(tc), &scope)
+            .expect("diff")
+            .into_iter()
+            .map(|c| (c.path, c.old, c.new))
+            .collect();
+        let filtered: Vec<RawChange> = got.iter().filter(|c| scope.contains(c.0.as_bstr())).cloned().collect();
+        assert_eq!(within, filtered, "{prefixes:?}");
+    }
     // From nothing and to nothing.
     let all_added = r.diff(None, Some(ta)).expect("diff");
     assert_eq!(all_added.len(), r.walk(ta, &Scope::all()).expect("walk").len());
@@ -168,6 +180,11 @@ fn diff_skips_identical_subtrees() {
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0].path, "a.txt");
     let e = r.diff(Some(t1), Some(t2)).expect_err("the changed subtree must be read");
+    assert!(matches!(e, Error::MissingObject { what: "tree", .. }), "{e:?}");
+    // Outside the scope a changed subtree is not read either.
+    let outside = r.diff_within(Some(t1), Some(t2), &Scope::new(["a.txt"])).expect("dir is outside the scope");
+    assert!(outside.iter().all(|c| c.path == "a.txt"), "{outside:?}");
+    let e = r.diff_within(Some(t1), Some(t2), &Scope::new(["dir"])).expect_err("inside the scope it is read");
     assert!(matches!(e, Error::MissingObject { what: "tree", .. }), "{e:?}");
 }
 

@@ -47,6 +47,12 @@ pub(crate) struct Compared {
     pub unheld: Vec<usize>,
 }
 
+/// [`Compared`] of the receipt's own manifest, for a caller given a [`Prepared`] without it
+/// (`prepare` compares whenever there is a manifest and a selection).
+fn compared_anew(r: &Receipt, sel: &Selection) -> Compared {
+    r.manifest.as_ref().map(|m| compare(m, &r.bad_keys, sel)).unwrap_or_default()
+}
+
 /// [`Compared`] of a receipt's manifest, its refused keys and a selection.
 pub(crate) fn compare(manifest: &Manifest, bad: &BTreeSet<String>, sel: &Selection) -> Compared {
     let mut c = Compared { files: vec![None; manifest.len()], ..Compared::default() };
@@ -317,7 +323,7 @@ pub(crate) fn science_checks(
     crate::crossaudit::load::shard::manifest_part(ctx.shard, subject, out, failed, |out, failed| {
         manifest_matches(ctx, r, manifest, prep, science, buf, subject, commit, out, failed);
     });
-    manifest_complete(r, prep, manifest, subject, out, failed);
+    manifest_complete(r, prep, subject, out, failed);
 }
 
 /// CV-A702: every bound entry is the commit's git object.
@@ -476,7 +482,6 @@ fn entry_result(
 fn manifest_complete(
     r: &Receipt,
     prep: &Prepared,
-    manifest: &Manifest,
     subject: &str,
     out: &mut Vec<CheckResult>,
     failed: &mut Vec<String>,
@@ -488,7 +493,7 @@ fn manifest_complete(
             let compared = match &prep.compared {
                 Some(c) => c,
                 None => {
-                    fresh = compare(manifest, &r.bad_keys, sel);
+                    fresh = compared_anew(r, sel);
                     &fresh
                 }
             };
@@ -653,7 +658,7 @@ pub(crate) fn extent_checks(
         Some(Err(e)) => out.push(res(&INCREMENT_BOUND, Outcome::CantTell, subject, e.clone())),
         None => {}
     }
-    within_rule(r, manifest, prep, subject, out, failed);
+    within_rule(r, prep, subject, out, failed);
 }
 
 /// A binding failure naming the paths it is about.
@@ -670,20 +675,13 @@ fn fail_paths(
 }
 
 /// CV-A717: every manifest entry lies within what the declared scope's rule selects.
-fn within_rule(
-    r: &Receipt,
-    manifest: &Manifest,
-    prep: &Prepared,
-    subject: &str,
-    out: &mut Vec<CheckResult>,
-    failed: &mut Vec<String>,
-) {
+fn within_rule(r: &Receipt, prep: &Prepared, subject: &str, out: &mut Vec<CheckResult>, failed: &mut Vec<String>) {
     match &prep.selection {
         Some(Ok(sel)) => {
             let (extra, considered) = match &prep.compared {
                 Some(c) => (c.outside.clone(), c.considered),
                 None => {
-                    let c = compare(manifest, &r.bad_keys, sel);
+                    let c = compared_anew(r, sel);
                     (c.outside, c.considered)
                 }
             };
