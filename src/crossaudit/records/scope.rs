@@ -630,6 +630,34 @@ mod tests {
         assert_eq!(reuse.patched, 4);
     }
 
+    /// A tree the patch would read is gone: the answer is the walk's error, not a selection
+    /// patched around it, and inside the scope only.
+    #[test]
+    fn reuse_reports_a_damaged_tree_as_the_walk_does() {
+        let ops = vec![vec![(vec![0, 1], 1), (vec![1, 4, 0], 1)]];
+        let (d, r, ids) = history(&ops);
+        let p = Product { v4: true };
+        let tree = r.commit(ids[1]).expect("commit").tree;
+        let gone = r.entry(tree, "a".into()).expect("entry").expect("a").id;
+        let hex = gone.to_string();
+        let mut reuse = AuditReuse::default();
+        let mut outside = AuditReuse::default();
+        for (reuse, scope) in [(&mut reuse, ""), (&mut outside, "b")] {
+            let kept = reuse.product_audit(&r, ids[0], scope, p).expect("walk");
+            reuse.give_back(kept);
+        }
+        std::fs::remove_file(d.path().join("r/objects").join(&hex[..2]).join(&hex[2..])).expect("a loose tree");
+        let r = Repo::open(&d.path().join("r")).expect("open");
+        let want = product_audit(&r, ids[1], "", p).expect_err("the walk meets the missing tree");
+        let got = reuse.product_audit(&r, ids[1], "", p).expect_err("so does the reuse");
+        assert_eq!(got.to_string(), want.to_string());
+        // Outside the scope the missing tree is read by neither.
+        let want = product_audit(&r, ids[1], "b", p).expect("the walk does not read a/");
+        let got = outside.product_audit(&r, ids[1], "b", p).expect("nor does the patch");
+        assert_eq!(got, want);
+        assert_eq!(outside.patched, 1);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
         #[test]
