@@ -241,20 +241,24 @@ impl Cache {
 
     /// `compute()` once per run (per opened cache) for `name`, remembered: a fact about the
     /// inputs that every entry's use depends on (a repository's storage being undamaged) is
-    /// worth establishing once, not per entry. Threads asking together wait for one answer.
+    /// worth establishing once, not per entry. Threads asking before an answer is stored each
+    /// compute one, and all get the first stored: a caller that must not compute twice asks
+    /// once before it starts its threads.
     pub fn once_per_run(&self, name: &str, compute: impl FnOnce() -> bool) -> bool {
         self.once_per_run_value(name, || compute().then(Vec::new)).is_some()
     }
 
     /// [`Cache::once_per_run`] for a fact that carries a value (`None`: the fact does not hold).
     pub fn once_per_run_value(&self, name: &str, compute: impl FnOnce() -> Option<Vec<u8>>) -> Option<Vec<u8>> {
-        let mut facts = self.facts.lock().expect("never poisoned: nothing panics while holding it");
-        if let Some(known) = facts.get(name) {
+        // No lock is held while computing. The seal hashes on rayon's threads, and a thread
+        // waiting for rayon runs other queued jobs: a verifier's next cycle asked for the same
+        // fact under the lock this thread held, and the run hung (CI, `--threads 4`).
+        let facts = || self.facts.lock().expect("never poisoned: nothing panics while holding it");
+        if let Some(known) = facts().get(name) {
             return known.clone();
         }
         let answer = compute();
-        facts.insert(name.to_owned(), answer.clone());
-        answer
+        facts().entry(name.to_owned()).or_insert(answer).clone()
     }
 
     /// `--cache-audit`: every lookup is recomputed by the caller and compared

@@ -182,6 +182,14 @@ impl<'a> Memo<'a> {
         }
     }
 
+    /// Establishes the repositories' seals (`crate::manifest::sealed`) for this run, so that
+    /// the workers find them established.
+    pub(crate) fn seal(&self, audit: &Repo, science: Option<&Repo>) {
+        if let Some(cache) = self.cache {
+            let _ = sealed(cache, audit) && science.is_none_or(|s| sealed(cache, s));
+        }
+    }
+
     /// The cycle's results and facts: from the cache when an authenticated entry exists and
     /// its dependencies still hold, else computed (and stored when definite).
     pub(crate) fn cycle(

@@ -134,6 +134,8 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
         shard: opts.shard.as_deref(),
     };
     let memo = crate::crossaudit::crawl::memo::Memo::new(opts, &ledger);
+    // The seals before the workers: each worker meeting them first would compute them too.
+    memo.seal(&audit_shared.local(), science_shared.as_ref().map(crate::git::SharedRepo::local).as_ref());
     ctx.progress.start("verifying receipts", ledger.cycles.len() as u64);
     // Newest cycle first, so that each worker reads consecutive cycles, whose science commits
     // share most subtrees: the tree cache then holds them. In the receipts' pack order (their
