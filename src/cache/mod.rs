@@ -544,4 +544,29 @@ mod tests {
         assert!(line.contains("2 unused (written with another key, or altered)"), "{line}");
         assert!(!line.contains("authentication"), "{line}");
     }
+
+    /// A fact asked again while it is being computed, on the same thread, as rayon's work
+    /// stealing does: answered (each computation is its own), never waited for. Before
+    /// `e593c7b` the lock was held while computing and this hung; the channel's timeout turns
+    /// a hang into a failure.
+    #[test]
+    fn a_fact_asked_while_it_is_computed_does_not_wait_for_itself() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache =
+            std::sync::Arc::new(super::Cache::open(dir.path(), super::Key::from_bytes([7; 32])).expect("cache opens"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let c = cache.clone();
+        std::thread::spawn(move || {
+            let outer = c.once_per_run_value("sealed:x", || {
+                let inner = c.once_per_run_value("sealed:x", || Some(b"inner".to_vec()));
+                assert_eq!(inner.as_deref(), Some(&b"inner"[..]));
+                Some(b"outer".to_vec())
+            });
+            let _ = tx.send(outer);
+        });
+        let outer = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("answered, not hung");
+        // The first answer stored is every later asker's.
+        assert_eq!(outer.as_deref(), Some(&b"inner"[..]));
+        assert_eq!(cache.once_per_run_value("sealed:x", || None).as_deref(), Some(&b"inner"[..]));
+    }
 }
