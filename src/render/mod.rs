@@ -108,6 +108,18 @@ pub struct Options {
     pub summary: bool,
 }
 
+/// [`render`], written to `out`: the bytes are the same. The JSON of a large report is written
+/// as it is rendered, without holding it whole.
+///
+/// # Errors
+/// When `out` refuses a write.
+pub fn write(report: &Report, format: Format, opts: &Options, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write(report, out),
+        _ => out.write_all(&render(report, format, opts)),
+    }
+}
+
 /// Renders `report` in `format`. For `csv` this is the primary file only; see [`companions`].
 #[must_use]
 pub fn render(report: &Report, format: Format, opts: &Options) -> Vec<u8> {

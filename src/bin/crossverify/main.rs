@@ -464,9 +464,9 @@ fn emit(report: &Report, g: &Global) -> anyhow::Result<()> {
         color: use_color(tty, std::env::var_os("NO_COLOR").as_deref(), std::env::var_os("TERM").as_deref()),
         summary: g.summary,
     };
-    let bytes = render::render(report, g.format, &opts);
-    let mut out = stdout.lock();
-    match out.write_all(&bytes).and_then(|()| out.flush()) {
+    // Buffered: standard output flushes at every line break, and pretty JSON has one per key.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    match render::write(report, g.format, &opts, &mut out).and_then(|()| out.flush()) {
         // A closed pipe (`| head`) is the reader's choice, not a failure of verification.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing to standard output"),
