@@ -62,7 +62,10 @@ fn seal(cache: &Cache, repo: &Repo) -> Option<Vec<u8>> {
             // recomputed) is read in full again with its pack.
             let key = [KIND, pack.checksum.as_bytes(), pack.index_checksum.as_bytes()].concat();
             let now = || repo.pack_fingerprint(pack).ok();
-            if cache.get(&key).is_some_and(|f| f.len() == 32 && now().is_some_and(|n| n == f[..])) {
+            // Hashed before the lookup, which waits for the cache to open: a pack read before
+            // is hashed meanwhile, and one seen for the first time costs its full read anyway.
+            let fingerprint = now();
+            if cache.get(&key).is_some_and(|f| f.len() == 32 && fingerprint.is_some_and(|n| n == f[..])) {
                 return true;
             }
             // Its bytes read the same before and after the full read, so the fingerprint kept is
