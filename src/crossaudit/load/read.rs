@@ -335,8 +335,11 @@ const DETECTION_READS: usize = 64;
 /// Resolved delta bases kept per repository handle. Reading the 1,000 receipts of the bench
 /// ledger (1.16 GB, stored as deltas of one another) took 6.1 s with 8 MB, 4.4 s with 16 MB,
 /// 2.6 s with 32 MB and 1.6 s with 64 MB on one thread (git cat-file: 3.1 s), without the
-/// cache 7.8 s; the handles are few (one per worker), so the cap is the memory it costs.
-const DELTA_CACHE: usize = 64 << 20;
+/// cache 7.8 s; the handles are few (one per worker), so the cap is the memory it costs. In
+/// the whole cold run on 2 cores (newest cycle first, 2026-12-05, 7 runs each), 48 MB took
+/// 5.22 s against 5.07 s at 64 MB, and peaked at 341-368 MB of heap against 381-405 MB; 32 MB
+/// peaked at 315-323 MB but cost 10-20% more CPU time.
+const DELTA_CACHE: usize = 48 << 20;
 
 /// The science side reads each blob once and its trees through the tree cache: a small delta
 /// cache serves the chains of tree versions.
