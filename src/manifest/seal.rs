@@ -63,7 +63,8 @@ fn seal(cache: &Cache, repo: &Repo) -> Option<Vec<u8>> {
             let key = [KIND, pack.checksum.as_bytes(), pack.index_checksum.as_bytes()].concat();
             let now = || repo.pack_fingerprint(pack).ok();
             // Hashed before the lookup, which waits for the cache to open: a pack read before
-            // is hashed meanwhile, and one seen for the first time costs its full read anyway.
+            // is hashed meanwhile. One seen for the first time pays this hash beside its full
+            // read (20 ms for 120 MB, against seconds).
             let fingerprint = now();
             if cache.get(&key).is_some_and(|f| f.len() == 32 && fingerprint.is_some_and(|n| n == f[..])) {
                 return true;

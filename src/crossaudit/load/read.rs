@@ -59,9 +59,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
     }
     // Both jobs below consult the seal; it is taken here, once, so that no job holds the lock
     // it is computed under while rayon might hand it the other job.
-    if let Some(cache) = opts.cache.as_deref() {
-        crate::manifest::sealed(cache, &audit);
-    }
+    let audit_sealed = opts.cache.as_deref().is_some_and(|cache| crate::manifest::sealed(cache, &audit));
     let shared = audit.shared().with_delta_cache(DELTA_CACHE);
     // Detection reads 64 receipts and the history decodes every ledger commit's tree: neither
     // needs the other, and each took a quarter of a second on one core before the receipts'
@@ -76,7 +74,13 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
                 || history(&shared.clone().with_tree_cache().local(), audit_head, &ledger_dir, opts.cache.as_deref()),
             )
         },
-        || seal_science_ahead(opts),
+        || {
+            // An unsealed ledger repository answers nothing from the cache: the science
+            // repository's seal would go unused (`Memo::seal` does not take it either).
+            if audit_sealed {
+                seal_science_ahead(opts);
+            }
+        },
     );
     let family = family?;
     for name in loose.keys() {
