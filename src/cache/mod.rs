@@ -10,10 +10,11 @@
 //! committed state, and one writer at a time, so two runs that finish together both land.
 //!
 //! A run loads the table once when it starts (on a thread of its own, which the first lookup
-//! waits for) and writes what it computed in one transaction when it ends ([`Cache::flush`]); the database is open only for those moments, so concurrent
-//! runs wait for each other for milliseconds, not for a whole verification. The blob digests,
-//! nine in ten of a ledger's entries, are loaded only when the run first asks for one
-//! (`DEFERRED`): a re-verification whose receipts all hit never does.
+//! waits for) and writes what it computed in one transaction when it ends
+//! ([`Cache::flush`]); the database is open only for those moments, so concurrent runs wait
+//! for each other for milliseconds, not for a whole verification. The blob digests, nine in
+//! ten of a ledger's entries, are loaded only when the run first asks for one (`DEFERRED`): a
+//! re-verification whose receipts all hit never does.
 
 pub mod entry;
 pub mod key;
