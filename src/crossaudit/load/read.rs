@@ -57,8 +57,8 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             }
         }
     }
-    // Both jobs below consult the seal; it is taken here, once, so that no job holds the lock
-    // it is computed under while rayon might hand it the other job.
+    // Both jobs below consult the seal; it is taken here, once, so that they do not each
+    // compute it (a fact asked before it is stored is computed by every asker).
     let audit_sealed = opts.cache.as_deref().is_some_and(|cache| crate::manifest::sealed(cache, &audit));
     let shared = audit.shared().with_delta_cache(DELTA_CACHE);
     // Detection reads 64 receipts and the history decodes every ledger commit's tree: neither
