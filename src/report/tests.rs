@@ -82,3 +82,33 @@ fn an_audit_outcome_reads_as_one_line() {
 fn sections_cannot_shadow_fields() {
     Report::new("x").section("results", 1);
 }
+
+proptest::proptest! {
+    /// The report's order is a stable sort by code, subject, outcome and message, whatever
+    /// the thread count: results equal in all four keep the order they were added in.
+    #[test]
+    fn results_are_sorted_stably(keys in proptest::collection::vec((0u8..3, 0u8..3, 0u8..5, 0u8..2, 0u16..1000), 0..300)) {
+        let outcomes = [Outcome::Passed, Outcome::Failed, Outcome::CantTell, Outcome::Inapplicable, Outcome::Untested];
+        let results: Vec<CheckResult> = keys
+            .iter()
+            .map(|&(c, s, o, m, tag)| {
+                let mut x = r(Level::Error, outcomes[usize::from(o)]);
+                x.code = format!("CV-T00{c}");
+                x.subject = format!("s{s}");
+                x.message = format!("m{m}");
+                x.evidence.insert("tag".into(), serde_json::json!(tag));
+                x
+            })
+            .collect();
+        let mut expected = results.clone();
+        expected.sort_by(|a, b| (&a.code, &a.subject, a.outcome, &a.message).cmp(&(&b.code, &b.subject, b.outcome, &b.message)));
+        expected.dedup();
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let mut rep = Report::new("x");
+            rep.results = results.clone();
+            pool.install(|| rep.finish());
+            proptest::prop_assert_eq!(&rep.results, &expected);
+        }
+    }
+}
