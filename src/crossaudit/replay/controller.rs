@@ -21,7 +21,8 @@ pub fn cycle_id_for(repo: &str, root: &str) -> String {
 
 /// Replays the controller; returns results and per-cycle group facts (index-aligned).
 pub(crate) fn controller(ledger: &Ledger, facts: &mut [CycleFacts]) -> (Vec<CheckResult>, Vec<GroupInfo>) {
-    let mut out = Vec::new();
+    // Each cycle gets its round checks and its precedence replay: five results, mostly.
+    let mut out = Vec::with_capacity(facts.len() * 5);
     let mut info = vec![GroupInfo::default(); ledger.cycles.len()];
     if let Err(why) = &ledger.history {
         // Without the audit history the order receipts were committed in is unknown, and every
