@@ -16,11 +16,12 @@ impl Repo {
     /// # Errors
     /// A missing commit (with the unshallow hint on shallow clones).
     pub fn history(&self, tip: ObjectId) -> Result<Vec<Commit>> {
-        let mut commits: BTreeMap<ObjectId, Commit> = BTreeMap::new();
+        let mut commits: Vec<Commit> = Vec::new();
+        let mut at: Commits<usize> = Commits::default();
         let mut stack = vec![tip];
         let grafted: HashSet<ObjectId> = self.shallow.iter().flatten().copied().collect();
         while let Some(id) = stack.pop() {
-            if commits.contains_key(&id) {
+            if at.contains_key(&id) {
                 continue;
             }
             let mut c = self.commit(id)?;
@@ -30,9 +31,10 @@ impl Repo {
                 c.parents.clear();
             }
             stack.extend(c.parents.iter().copied());
-            commits.insert(id, c);
+            at.insert(id, commits.len());
+            commits.push(c);
         }
-        Ok(topo_sort(commits))
+        Ok(topo_sort(commits, &at))
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
@@ -132,38 +134,38 @@ impl Repo {
     }
 }
 
-fn topo_sort(mut commits: BTreeMap<ObjectId, Commit>) -> Vec<Commit> {
+/// Maps keyed by commit id, to small values. Hashed, not ordered: the order comes from the
+/// ready set alone, never from iterating these.
+type Commits<V> = gix::hashtable::HashMap<ObjectId, V>;
+
+/// `commits` in topological order; `at` gives each one's index.
+fn topo_sort(commits: Vec<Commit>, at: &Commits<usize>) -> Vec<Commit> {
     // Kahn's algorithm over child counts; ready commits are taken in (time, id) order so the
     // result does not depend on hash-map iteration.
-    let mut pending: BTreeMap<ObjectId, usize> = BTreeMap::new();
-    for c in commits.values() {
-        let n = c.parents.iter().filter(|p| commits.contains_key(*p)).count();
-        pending.insert(c.id, n);
-    }
-    let mut children: BTreeMap<ObjectId, Vec<ObjectId>> = BTreeMap::new();
-    for c in commits.values() {
-        for p in &c.parents {
-            children.entry(*p).or_default().push(c.id);
+    let mut pending: Vec<usize> =
+        commits.iter().map(|c| c.parents.iter().filter(|p| at.contains_key(*p)).count()).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); commits.len()];
+    for (i, c) in commits.iter().enumerate() {
+        for p in c.parents.iter().filter_map(|p| at.get(p)) {
+            children[*p].push(i);
         }
     }
-    let mut ready: BTreeMap<(i64, ObjectId), ()> = BTreeMap::new();
-    let ids: Vec<ObjectId> = pending.iter().filter(|(_, n)| **n == 0).map(|(id, _)| *id).collect();
-    for id in ids {
-        ready.insert((commits[&id].committer.time, id), ());
+    let mut ready: BTreeMap<(i64, ObjectId), usize> = BTreeMap::new();
+    for (i, c) in commits.iter().enumerate().filter(|(i, _)| pending[*i] == 0) {
+        ready.insert((c.committer.time, c.id), i);
     }
-    let mut out = Vec::with_capacity(commits.len());
-    while let Some(((_, id), ())) = ready.pop_first() {
-        if let Some(kids) = children.get(&id) {
-            for k in kids {
-                if let Some(n) = pending.get_mut(k) {
-                    *n -= 1;
-                    if *n == 0 {
-                        ready.insert((commits[k].committer.time, *k), ());
-                    }
-                }
+    let mut slots: Vec<Option<Commit>> = commits.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    while let Some((_, i)) = ready.pop_first() {
+        for &k in &children[i] {
+            pending[k] -= 1;
+            if pending[k] == 0
+                && let Some(c) = &slots[k]
+            {
+                ready.insert((c.committer.time, c.id), k);
             }
         }
-        out.push(commits.remove(&id).expect("every ready id is a collected commit"));
+        out.extend(slots[i].take());
     }
     out
 }
