@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod merge;
+mod order;
 
 /// Version of the JSON report layout; bumped only for incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -572,7 +573,7 @@ impl Report {
 
     /// Sorts results, counts them and derives the verdict. Call once all results are in.
     pub fn finish(&mut self) {
-        self.sort_results();
+        order::sort(&mut self.results);
         self.results.dedup();
         let mut s = Summary { total: self.results.len(), ..Summary::default() };
         for r in &self.results {
@@ -593,19 +594,6 @@ impl Report {
         }
         self.summary = s;
         self.outcome = verdict_of(&self.results);
-    }
-
-    /// A stable sort by code, subject, outcome and message. A ledger's results are tens of
-    /// thousands of 180 bytes each: their positions are sorted (on every core; stable, so the
-    /// same permutation) and each result moves once, not at every merge.
-    fn sort_results(&mut self) {
-        use rayon::slice::ParallelSliceMut as _;
-        let results = &self.results;
-        let key = |i: usize| (&results[i].code, &results[i].subject, results[i].outcome, &results[i].message);
-        let mut order: Vec<usize> = (0..results.len()).collect();
-        order.par_sort_by(|&a, &b| key(a).cmp(&key(b)));
-        let mut slots: Vec<Option<CheckResult>> = std::mem::take(&mut self.results).into_iter().map(Some).collect();
-        self.results = order.iter().filter_map(|&i| slots[i].take()).collect();
     }
 
     /// Exit code of the run this report describes.

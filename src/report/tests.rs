@@ -87,15 +87,17 @@ proptest::proptest! {
     /// The report's order is a stable sort by code, subject, outcome and message, whatever
     /// the thread count: results equal in all four keep the order they were added in.
     #[test]
-    fn results_are_sorted_stably(keys in proptest::collection::vec((0u8..3, 0u8..3, 0u8..5, 0u8..2, 0u16..1000), 0..300)) {
+    fn results_are_sorted_stably(keys in proptest::collection::vec((0u8..3, 0u8..6, 0u8..5, 0u8..4, 0u16..1000), 0..300)) {
         let outcomes = [Outcome::Passed, Outcome::Failed, Outcome::CantTell, Outcome::Inapplicable, Outcome::Untested];
         let results: Vec<CheckResult> = keys
             .iter()
             .map(|&(c, s, o, m, tag)| {
                 let mut x = r(Level::Error, outcomes[usize::from(o)]);
+                // Strings that are prefixes of each other, empty, and not ASCII.
+                let words = ["", "a", "a/b", "ab", "B", "é"];
                 x.code = format!("CV-T00{c}");
-                x.subject = format!("s{s}");
-                x.message = format!("m{m}");
+                x.subject = words[usize::from(s) % words.len()].to_owned();
+                x.message = words[usize::from(m + 2) % words.len()].to_owned();
                 x.evidence.insert("tag".into(), serde_json::json!(tag));
                 x
             })
