@@ -16,38 +16,59 @@ pub(crate) fn history(
     ledger_dir: &str,
     cache: Option<&crate::cache::Cache>,
 ) -> Result<History, String> {
+    history_from(repo, walk(repo, head, ledger_dir)?, ledger_dir, cache)
+}
+
+/// The part of [`history`] that never consults the cache: the commits, and the ledger
+/// directory's tree in each. A run takes it while the cache opens (which the seal, and so
+/// every tree diff, waits for).
+pub(crate) struct Walk {
+    commits: Vec<git::Commit>,
+    /// Each commit's root tree: the ledger directory's tree in it, or why it could not be read
+    /// (reported where [`history_from`] meets it, as when each was read on the way).
+    subtree: HashMap<ObjectId, Result<Option<ObjectId>, String>>,
+}
+
+/// The [`Walk`] of `head`'s history.
+pub(crate) fn walk(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<Walk, String> {
     repo.require_full_history().map_err(|e| e.to_string())?;
     let commits = repo.history(head).map_err(|e| e.to_string())?;
+    let mut subtree = HashMap::with_capacity(commits.len());
+    // Newest first, as the diffs below: git stores each version of a tree as a delta of the
+    // next one.
+    for c in commits.iter().rev() {
+        subtree.entry(c.tree).or_insert_with(|| {
+            repo.entry(c.tree, ledger_dir.into())
+                .map(|e| e.filter(|e| e.kind == EntryKind::Tree).map(|e| e.id))
+                .map_err(|e| e.to_string())
+        });
+    }
+    Ok(Walk { commits, subtree })
+}
+
+/// [`history`] from its [`Walk`], on `repo`.
+pub(crate) fn history_from(
+    repo: &Repo,
+    walk: Walk,
+    ledger_dir: &str,
+    cache: Option<&crate::cache::Cache>,
+) -> Result<History, String> {
+    let Walk { commits, subtree } = walk;
     let mut h = History {
         added: BTreeMap::new(),
         position: HashMap::new(),
         commits: commits.iter().map(|c| (c.id, c.tree)).collect(),
         violations: Vec::new(),
     };
-    let mut subtree_of: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
-    let sub = |repo: &Repo,
-               tree: ObjectId,
-               cache: &mut HashMap<ObjectId, Option<ObjectId>>|
-     -> Result<Option<ObjectId>, String> {
-        if let Some(s) = cache.get(&tree) {
-            return Ok(*s);
-        }
-        let s = repo
-            .entry(tree, ledger_dir.into())
-            .map_err(|e| e.to_string())?
-            .filter(|e| e.kind == EntryKind::Tree)
-            .map(|e| e.id);
-        cache.insert(tree, s);
-        Ok(s)
-    };
+    let sub = |tree: ObjectId| subtree.get(&tree).cloned().unwrap_or(Ok(None));
     let trees: HashMap<ObjectId, ObjectId> = commits.iter().map(|c| (c.id, c.tree)).collect();
     // Diffed newest first: git stores each version of the ledger's trees as a delta of the
     // next one, so with the delta cache every tree read costs one delta, not a whole chain.
     let mut changes = vec![Vec::new(); commits.len()];
     for (pos, c) in commits.iter().enumerate().rev() {
-        let new = sub(repo, c.tree, &mut subtree_of)?;
+        let new = sub(c.tree)?;
         let old = match c.parents.first().and_then(|p| trees.get(p)) {
-            Some(t) => sub(repo, *t, &mut subtree_of)?,
+            Some(t) => sub(*t)?,
             None => None,
         };
         changes[pos] = diff_cached(repo, old, new, cache)?;
