@@ -140,7 +140,7 @@ type Commits<V> = gix::hashtable::HashMap<ObjectId, V>;
 
 /// `commits` in topological order; `at` gives each one's index.
 fn topo_sort(commits: Vec<Commit>, at: &Commits<usize>) -> Vec<Commit> {
-    // Kahn's algorithm over child counts; ready commits are taken in (time, id) order so the
+    // Kahn's algorithm over counts of parents not yet taken; ready commits are taken in (time, id) order so the
     // result does not depend on hash-map iteration.
     let mut pending: Vec<usize> =
         commits.iter().map(|c| c.parents.iter().filter(|p| at.contains_key(*p)).count()).collect();

@@ -114,3 +114,30 @@ proptest::proptest! {
         }
     }
 }
+
+/// Large enough for the sort to split across threads (the property above stays below where
+/// rayon's sort goes parallel), with few distinct keys, so most results tie.
+#[test]
+fn a_large_report_is_sorted_stably_on_any_thread_count() {
+    let outcomes = [Outcome::Passed, Outcome::Failed, Outcome::CantTell];
+    let results: Vec<CheckResult> = (0..25_000u32)
+        .map(|i| {
+            let mut x = r(Level::Error, outcomes[(i % 3) as usize]);
+            x.code = format!("CV-T00{}", (i * 7) % 5);
+            x.subject = format!("cycles/{}", (i * 13) % 11);
+            x.evidence.insert("tag".into(), serde_json::json!(i));
+            x
+        })
+        .collect();
+    let mut expected = results.clone();
+    expected.sort_by(|a, b| {
+        (&a.code, &a.subject, a.outcome, &a.message).cmp(&(&b.code, &b.subject, b.outcome, &b.message))
+    });
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let mut rep = Report::new("x");
+        rep.results = results.clone();
+        pool.install(|| rep.finish());
+        assert!(rep.results == expected, "{threads} threads");
+    }
+}

@@ -180,7 +180,7 @@ pub(crate) fn run_with(opts: &Options, ctx: Ctx<'_>, given: Option<&Given>) -> R
     );
     // Joined once, at their final size: the ledger-wide results appended to the joined
     // per-cycle ones (tens of thousands) moved them all again, 5% of a warm run's samples on
-    // the 1,000 x 2,000 bench ledger.
+    // the 1,000 x 2,000 bench ledger (`benches/README.md`, the twelfth pass).
     let total = per.iter().map(Vec::len).sum::<usize>() + ledger_wide.len() + signed.len();
     let mut results = Vec::with_capacity(total);
     per.into_iter().for_each(|r| results.extend(r));

@@ -34,8 +34,8 @@ pub(crate) fn walk(repo: &Repo, head: ObjectId, ledger_dir: &str) -> Result<Walk
     repo.require_full_history().map_err(|e| e.to_string())?;
     let commits = repo.history(head).map_err(|e| e.to_string())?;
     let mut subtree = HashMap::with_capacity(commits.len());
-    // Newest first, as the diffs below: git stores each version of a tree as a delta of the
-    // next one.
+    // Newest first, as `history_from` diffs them: git stores each version of a tree as a delta
+    // of the next one.
     for c in commits.iter().rev() {
         subtree.entry(c.tree).or_insert_with(|| {
             repo.entry(c.tree, ledger_dir.into())
@@ -60,6 +60,8 @@ pub(crate) fn history_from(
         commits: commits.iter().map(|c| (c.id, c.tree)).collect(),
         violations: Vec::new(),
     };
+    // Every tree asked for is a commit's, and the walk read each commit's: the fallback is
+    // never taken.
     let sub = |tree: ObjectId| subtree.get(&tree).cloned().unwrap_or(Ok(None));
     let trees: HashMap<ObjectId, ObjectId> = commits.iter().map(|c| (c.id, c.tree)).collect();
     // Diffed newest first: git stores each version of the ledger's trees as a delta of the
