@@ -596,26 +596,15 @@ fn load(db: &impl redb::ReadableDatabase, part: Part) -> Result<HashMap<Vec<u8>,
 /// The entries of `part`, read without the integrity check (the database passed it when the
 /// run opened it) and without writing: read-only. Opened as a writer, as before, redb records
 /// its state on closing, with five `fdatasync`s, although nothing was written
-/// (`benches/README.md`, the thirteenth pass). A database left unclean since (a writer killed
-/// meanwhile) is not opened read-only; it is opened as a writer, which repairs it.
+/// (`benches/README.md`, the thirteenth pass). A database read-only redb refuses (left unclean
+/// by a writer killed meanwhile) is opened as a writer, as before, which repairs it or says
+/// why it cannot be read.
 fn read_unchecked(path: &Path, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, Open> {
-    let start = Instant::now();
-    loop {
-        let opened = std::panic::catch_unwind(|| {
-            redb::Builder::new().set_cache_size(Use::Read { check: false }.cache_size()).open_read_only(path)
-        });
-        match opened {
-            Ok(Ok(db)) => {
-                return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(&db, part)))
-                    .unwrap_or_else(|_| Err("the database reader panicked".to_owned()))
-                    .map_err(Open::Damaged);
-            }
-            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) if start.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => return Err(Open::Busy),
-            _ => return with_db(path, Use::Read { check: false }, |db| load(db, part)),
-        }
+    let read_only =
+        || redb::Builder::new().set_cache_size(Use::Read { check: false }.cache_size()).open_read_only(path);
+    match opening(read_only, |db| load(db, part)) {
+        Err(Open::Damaged(_)) => with_db(path, Use::Read { check: false }, |db| load(db, part)),
+        other => other,
     }
 }
 
@@ -624,12 +613,21 @@ fn read_unchecked(path: &Path, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, 
 /// instead of trusted; a panic inside redb on a hostile file is caught and treated the same.
 fn with_db<T>(path: &Path, purpose: Use, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
     let check = matches!(purpose, Use::Read { check: true });
+    opening(
+        || redb::Builder::new().set_check_integrity_on_open(check).set_cache_size(purpose.cache_size()).create(path),
+        f,
+    )
+}
+
+/// Opens a database with `open` (waiting while another run holds it), runs `f`, closes it; a
+/// panic inside redb, opening or reading, is caught and reported as damage.
+fn opening<D, T>(
+    open: impl Fn() -> Result<D, redb::DatabaseError>,
+    f: impl Fn(&D) -> Result<T, String>,
+) -> Result<T, Open> {
     let start = Instant::now();
     loop {
-        let opened = std::panic::catch_unwind(|| {
-            redb::Builder::new().set_check_integrity_on_open(check).set_cache_size(purpose.cache_size()).create(path)
-        });
-        match opened {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(&open)) {
             Ok(Ok(db)) => {
                 return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)))
                     .unwrap_or_else(|_| Err("the database reader panicked".to_owned()))
