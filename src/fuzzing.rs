@@ -585,15 +585,50 @@ fn many_keys(n: usize) -> Vec<u8> {
 
 /// The caps the archive property unpacks within: small, so that a bomb stops after a
 /// megabyte and a fuzzing run stays fast; the rules are the same as a journal's.
-pub const ARCHIVE_LIMITS: crate::intake::Limits =
-    crate::intake::Limits { max_entries: 4096, max_bytes: 16 << 20, max_ratio: 200, ratio_slack: 1 << 20 };
+pub const ARCHIVE_LIMITS: crate::intake::Limits = crate::intake::Limits {
+    max_entries: 4096,
+    max_bytes: 16 << 20,
+    max_ratio: 200,
+    ratio_slack: 1 << 20,
+    max_nesting: 3,
+    max_depth: 64,
+};
 
 /// `archive_unpack`: any bytes as a zip, a tar and a gzip-compressed tar (each format the
 /// bytes could be), unpacked into a fresh directory under the system's temporary directory:
 /// a refusal or the tree, never a panic; what is written stays within the caps (members,
-/// bytes), every symlink written resolves inside the tree or nowhere, and a second unpacking
-/// of the same bytes gives the same answer. The directory is removed afterwards.
+/// bytes, and bytes per byte received: hard links, overlapping members), every symlink written
+/// resolves inside the tree or nowhere, and a second unpacking of the same bytes gives the
+/// same answer. Then the bytes are received whole as a submission (`intake::receive`), which
+/// takes the archives nested inside to the nesting limit within the same budget. The
+/// directories are removed afterwards.
 pub fn archive_unpack(data: &[u8]) {
+    unpack_each_kind(data);
+    receive_whole(data);
+}
+
+/// The bytes received as one submission file: a refusal or repositories, never a panic, never
+/// more written than the budget allows, everything under the work directory.
+fn receive_whole(data: &[u8]) {
+    static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let base = std::env::temp_dir().join(format!("crossverify-fuzz-receive-{}-{n}", std::process::id()));
+    let work = base.join("work");
+    std::fs::create_dir_all(&work).expect("the temporary directory is writable");
+    let input = base.join("submission.bin");
+    std::fs::write(&input, data).expect("the input is written");
+    let got = crate::intake::receive(&[input], &work, ARCHIVE_LIMITS, crate::progress::Ctx::silent());
+    if let Ok(intake) = &got {
+        let (entries, bytes) = intake.written;
+        let l = ARCHIVE_LIMITS;
+        assert!(entries <= l.max_entries && bytes <= l.max_bytes, "{entries} entries, {bytes} bytes");
+        assert!(bytes <= l.ratio_slack + l.max_ratio * data.len() as u64, "{bytes} bytes from {}", data.len());
+        assert_tree_inside(&work, l.max_bytes);
+    }
+    std::fs::remove_dir_all(&base).expect("the received tree is removed");
+}
+
+fn unpack_each_kind(data: &[u8]) {
     use crate::intake::{Kind, unpack_from};
     static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     for kind in [Kind::Zip, Kind::Tar, Kind::TarGz] {
@@ -602,17 +637,21 @@ pub fn archive_unpack(data: &[u8]) {
             let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let dest = std::env::temp_dir().join(format!("crossverify-fuzz-archive-{}-{n}", std::process::id()));
             std::fs::create_dir_all(&dest).expect("the temporary directory is writable");
+            let mut budget = crate::intake::Budget::new(ARCHIVE_LIMITS);
+            budget.receive(data.len() as u64);
             let got = unpack_from(
                 std::io::Cursor::new(data),
                 "fuzz",
                 kind,
                 &dest,
-                ARCHIVE_LIMITS,
+                &mut budget,
                 crate::progress::Ctx::silent(),
             );
             if let Ok(u) = &got {
-                assert!(u.entries <= ARCHIVE_LIMITS.max_entries && u.bytes <= ARCHIVE_LIMITS.max_bytes, "{u:?}");
-                assert_tree_inside(&dest, ARCHIVE_LIMITS.max_bytes);
+                let l = ARCHIVE_LIMITS;
+                assert!(u.entries <= l.max_entries && u.bytes <= l.max_bytes, "{u:?}");
+                assert!(u.bytes <= l.ratio_slack + l.max_ratio * data.len() as u64, "{u:?} from {}", data.len());
+                assert_tree_inside(&dest, l.max_bytes);
             }
             std::fs::remove_dir_all(&dest).expect("the unpacked tree is removed");
             answers.push(got.map_err(|e| e.to_string()));

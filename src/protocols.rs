@@ -29,11 +29,21 @@ pub struct Protocol {
     pub detect: Option<Detector>,
     /// Its conversion into the statistics records, when it has finding lifecycles.
     pub stats: Option<crate::stats::Adapter>,
+    /// The commits a record binds in a repository beside it (hex), when the protocol can read
+    /// them without that repository: a journal's intake pairs the record with a repository
+    /// holding them, opening each candidate once instead of running the record against each.
+    pub binds: Option<fn(&std::path::Path) -> Vec<String>>,
 }
 
 /// A protocol's entry, read from the items its `src/<protocol>/protocol.rs` declares.
 macro_rules! protocol {
     ($m:ident) => {
+        protocol!($m, None)
+    };
+    ($m:ident, binds) => {
+        protocol!($m, crate::$m::protocol::BINDS)
+    };
+    ($m:ident, $binds:expr) => {
         Protocol {
             name: crate::$m::protocol::NAME,
             recognises: crate::$m::protocol::RECOGNISES,
@@ -41,18 +51,21 @@ macro_rules! protocol {
             checks: crate::$m::protocol::CHECKS,
             detect: crate::$m::protocol::DETECT,
             stats: crate::$m::protocol::STATS,
+            binds: $binds,
         }
     };
 }
 
 /// Every protocol, one line each. Detectors are asked in this order.
-pub static PROTOCOLS: &[Protocol] = &[protocol!(crossaudit), protocol!(proof_or_stop), protocol!(crossexam)];
+pub static PROTOCOLS: &[Protocol] = &[protocol!(crossaudit, binds), protocol!(proof_or_stop), protocol!(crossexam)];
 
 /// The families that belong to no protocol: the foundation's, the statistics' (placed after
 /// the first protocol's), the anchors' and the submissions' (`intake`).
 static FOUNDATION: (&Family, &[&[&Check]]) = (&crate::foundation::FAMILY, &[crate::foundation::CHECKS]);
 static STATISTICS: (&Family, &[&[&Check]]) = (&crate::stats::FAMILY, &[crate::stats::CHECKS]);
-static INTAKE: (&Family, &[&[&Check]]) = (&crate::intake::FAMILY, &[crate::intake::CHECKS]);
+// The one name of a higher layer here: the registry lists every family, and the submission's
+// is declared in a file that imports only the registry's types (tests/it/architecture.rs).
+static INTAKE: (&Family, &[&[&Check]]) = (&crate::submission::checks::FAMILY, &[crate::submission::checks::CHECKS]);
 static ANCHORS: (&Family, &[&[&Check]]) = (
     &crate::anchors::FAMILY,
     &[crate::anchors::commits::CHECKS, crate::anchors::reports::CHECKS, crate::anchors::sigstore::CHECKS],
@@ -85,7 +98,7 @@ pub use crate::checks::{Detection, Detector, Given, Run, RunError};
 /// When no protocol does (the message says what was looked for), or several do (the message
 /// lists the command for each).
 pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, String> {
-    let mut found: Vec<Detection> = PROTOCOLS.iter().filter_map(|p| p.detect).filter_map(|d| d(path, given)).collect();
+    let mut found: Vec<Detection> = detect_each(path, given).into_iter().map(|(_, d)| d).collect();
     if found.len() > 1 {
         let each: Vec<String> = found.iter().map(|d| format!("`{}` ({})", d.command, d.what)).collect();
         return Err(format!(
@@ -104,6 +117,26 @@ pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, Str
             path.display()
         )
     })
+}
+
+/// Every protocol that recognises `path`, by name, in the order of [`PROTOCOLS`]: a journal's
+/// intake verifies each of them.
+#[must_use]
+pub fn detect_each(path: &std::path::Path, given: Given<'_>) -> Vec<(&'static str, Detection)> {
+    PROTOCOLS.iter().filter_map(|p| Some((p.name, (p.detect?)(path, given)?))).collect()
+}
+
+/// What the protocol named `protocol` recognises at `path`, if it does.
+#[must_use]
+pub fn detect_by(protocol: &str, path: &std::path::Path, given: Given<'_>) -> Option<Detection> {
+    PROTOCOLS.iter().find(|p| p.name == protocol).and_then(|p| p.detect).and_then(|d| d(path, given))
+}
+
+/// The commits the record at `path` binds in a repository beside it, by the protocol named
+/// `protocol` ([`Protocol::binds`]); empty when it declares none.
+#[must_use]
+pub fn binds(protocol: &str, path: &std::path::Path) -> Vec<String> {
+    PROTOCOLS.iter().find(|p| p.name == protocol).and_then(|p| p.binds).map(|b| b(path)).unwrap_or_default()
 }
 
 /// The statistics adapter that reads `path`: the first protocol's that recognises it, else

@@ -28,6 +28,9 @@ pub const STATS: Option<Adapter> = Some(Adapter {
     read: |o, ctx| crate::crossaudit::stats::input::read(o.path, o.rev, o.science, ctx),
 });
 
+/// The science commits a ledger binds, which a journal's intake pairs it by.
+pub const BINDS: Option<fn(&Path) -> Vec<String>> = Some(crate::crossaudit::commands::detect::bound_commits);
+
 fn detect(path: &Path, given: Given<'_>) -> Option<Detection> {
     crate::crossaudit::detect::detect(path, given.get("science")).map(|d| Detection {
         what: d.what.clone(),

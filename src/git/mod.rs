@@ -8,6 +8,7 @@
 mod deltas;
 mod error;
 mod history;
+pub mod indirection;
 pub(crate) mod loose;
 mod quote;
 pub(crate) mod reftable;

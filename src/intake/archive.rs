@@ -13,29 +13,9 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::rc::Rc;
 
+pub use super::budget::{Budget, Limits};
+use super::refusal::{Cap, Refusal, RefusalKind};
 use crate::progress::Ctx;
-
-/// The caps an archive is unpacked within.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Members (files, directories, links) in one archive.
-    pub max_entries: u64,
-    /// Bytes written for one archive, all members together.
-    pub max_bytes: u64,
-    /// Bytes a member may expand to per compressed byte (zip: per member; gzip: the stream).
-    pub max_ratio: u64,
-    /// Bytes any stream may produce before the ratio applies (small archives compress well).
-    pub ratio_slack: u64,
-}
-
-impl Default for Limits {
-    /// 200,000 members, 16 GiB, 200 bytes per compressed byte after the first 64 MiB: a
-    /// repository's objects are compressed already, so an honest archive of clones expands a
-    /// few times at most, and deflate's own ceiling is about 1,032.
-    fn default() -> Self {
-        Limits { max_entries: 200_000, max_bytes: 16 << 30, max_ratio: 200, ratio_slack: 64 << 20 }
-    }
-}
 
 /// The archive formats a submission may arrive in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,18 +41,6 @@ impl Kind {
             Kind::Bundle => "git bundle",
         }
     }
-}
-
-/// An archive, or a member of it, that is refused (exit 2): which, and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{archive}: member {member:?}: {reason}")]
-pub struct Refused {
-    /// The archive as given.
-    pub archive: String,
-    /// The member's name as the archive spells it (or what part of the archive is at fault).
-    pub member: String,
-    /// Why.
-    pub reason: String,
 }
 
 /// What an archive held once unpacked.
@@ -128,8 +96,8 @@ fn kind_of_name(path: &Path) -> Option<Kind> {
 }
 
 /// Unpacks the archive at `archive` (shown as `shown` in refusals) into `dest`, an empty
-/// directory the caller owns. Nothing is written outside `dest`; on `Err` the caller removes
-/// `dest` with whatever was written before the refusal.
+/// directory the caller owns, spending `budget`. Nothing is written outside `dest`; on `Err`
+/// the caller removes `dest` with whatever was written before the refusal.
 ///
 /// # Errors
 /// The first member refused (traversal, absolute name, link leaving the tree, device or FIFO,
@@ -140,15 +108,12 @@ pub fn unpack(
     shown: &str,
     kind: Kind,
     dest: &Path,
-    limits: Limits,
+    budget: &mut Budget,
     ctx: Ctx<'_>,
-) -> Result<Unpacked, Refused> {
-    let file = std::fs::File::open(archive).map_err(|e| Refused {
-        archive: shown.to_owned(),
-        member: "(the archive)".to_owned(),
-        reason: format!("cannot be read: {e}"),
-    })?;
-    unpack_from(io::BufReader::new(file), shown, kind, dest, limits, ctx)
+) -> Result<Unpacked, Refusal> {
+    let file =
+        std::fs::File::open(archive).map_err(|e| Refusal::whole(shown, RefusalKind::Unreadable(e.to_string())))?;
+    unpack_from(io::BufReader::new(file), shown, kind, dest, budget, ctx)
 }
 
 /// [`unpack`] from any reader (the fuzz target reads bytes in memory).
@@ -160,12 +125,11 @@ pub fn unpack_from<R: Read + io::Seek>(
     shown: &str,
     kind: Kind,
     dest: &Path,
-    limits: Limits,
+    budget: &mut Budget,
     ctx: Ctx<'_>,
-) -> Result<Unpacked, Refused> {
-    let refuse =
-        |member: &str, reason: String| Refused { archive: shown.to_owned(), member: member.to_owned(), reason };
-    let mut sink = Sink::new(dest, limits);
+) -> Result<Unpacked, Refusal> {
+    let (entries0, bytes0) = (budget.entries, budget.written);
+    let mut sink = Sink::new(dest, budget);
     let result = match kind {
         Kind::Zip => zip(reader, &mut sink, ctx),
         Kind::Tar => tar(reader, &mut sink, None, ctx),
@@ -174,14 +138,16 @@ pub fn unpack_from<R: Read + io::Seek>(
             let counted = Counting { inner: reader, count: Rc::clone(&consumed) };
             tar(flate2::read::GzDecoder::new(counted), &mut sink, Some(consumed), ctx)
         }
-        Kind::Bundle => Err(("(the archive)".to_owned(), "a git bundle is cloned, not unpacked".to_owned())),
+        Kind::Bundle => {
+            Err(("(the archive)".to_owned(), RefusalKind::Malformed("a git bundle is cloned, not unpacked".to_owned())))
+        }
     };
-    result.and_then(|()| sink.links_stay_inside()).map_err(|(member, reason)| refuse(&member, reason))?;
-    Ok(Unpacked { entries: sink.entries, bytes: sink.bytes })
+    result.and_then(|()| sink.links_stay_inside()).map_err(|(member, kind)| Refusal::member(shown, member, kind))?;
+    Ok(Unpacked { entries: budget.entries - entries0, bytes: budget.written - bytes0 })
 }
 
 /// A member refused: its name and why.
-type Refusal = (String, String);
+type Refused = (String, RefusalKind);
 
 /// What a member is, as far as writing it goes.
 enum Entry<'a> {
@@ -194,9 +160,7 @@ enum Entry<'a> {
 /// Everything written so far, and the rules for what may come next.
 struct Sink<'a> {
     dest: &'a Path,
-    limits: Limits,
-    entries: u64,
-    bytes: u64,
+    budget: &'a mut Budget,
     /// Each name written, by its lower-case form: a case-insensitive file system (macOS,
     /// Windows) would put two of them in one file.
     names: BTreeMap<String, (String, bool)>,
@@ -205,23 +169,22 @@ struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    fn new(dest: &'a Path, limits: Limits) -> Self {
-        Sink { dest, limits, entries: 0, bytes: 0, names: BTreeMap::new(), symlinks: BTreeSet::new() }
+    fn new(dest: &'a Path, budget: &'a mut Budget) -> Self {
+        Sink { dest, budget, names: BTreeMap::new(), symlinks: BTreeSet::new() }
     }
 
-    /// Writes one member, or says why it is refused. `compressed` is the member's compressed
-    /// size when the format says it (zip), for the ratio check.
-    fn put(&mut self, raw: &[u8], entry: Entry<'_>, compressed: Option<u64>) -> Result<(), String> {
+    /// Writes one member, or says why it is refused.
+    fn put(&mut self, raw: &[u8], entry: Entry<'_>) -> Result<(), RefusalKind> {
         let is_dir = matches!(entry, Entry::Dir);
         let Some(rel) = self.admit(raw, is_dir)? else { return Ok(()) };
         let path = self.dest.join(&rel);
-        let io = |what: &str, e: io::Error| format!("{what}: {e}");
+        let io = |what: &'static str, e: io::Error| RefusalKind::Write { what, detail: e.to_string() };
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io("creating its directory", e))?;
         }
         match entry {
             Entry::Dir => std::fs::create_dir_all(&path).map_err(|e| io("creating the directory", e)),
-            Entry::File(r) => self.write_file(&path, r, compressed),
+            Entry::File(r) => self.write_file(&path, r),
             Entry::Symlink(target) => self.symlink(&rel, &path, &target),
             Entry::HardLink(target) => self.hard_link(&rel, &path, &target),
         }
@@ -229,99 +192,84 @@ impl<'a> Sink<'a> {
 
     /// The member's name as a path inside the tree, once it is known to be safe and new;
     /// `None` for the archive's root directory (`./`).
-    fn admit(&mut self, raw: &[u8], is_dir: bool) -> Result<Option<String>, String> {
-        self.entries += 1;
-        if self.entries > self.limits.max_entries {
-            return Err(format!("the archive holds more than {} members", self.limits.max_entries));
-        }
+    fn admit(&mut self, raw: &[u8], is_dir: bool) -> Result<Option<String>, RefusalKind> {
+        self.budget.entry()?;
         let rel = clean_name(raw)?;
         if rel.is_empty() {
-            return if is_dir { Ok(None) } else { Err("names no file (an empty path)".into()) };
+            return if is_dir { Ok(None) } else { Err(RefusalKind::EmptyName) };
         }
         if let Some(link) = self.symlinks.iter().find(|l| rel.starts_with(&format!("{l}/"))) {
-            return Err(format!("lies below the symlink {link:?}, so writing it would follow the link"));
+            return Err(RefusalKind::BelowSymlink { link: link.clone() });
         }
         match self.names.get(&rel.to_lowercase()) {
             Some((earlier, true)) if *earlier == rel && is_dir => return Ok(None),
-            Some((earlier, _)) if *earlier == rel => {
-                return Err("appears twice in the archive (a duplicate name)".into());
-            }
-            Some((earlier, _)) => {
-                return Err(format!(
-                    "differs from the member {earlier:?} only in case; a case-insensitive file system would unpack them into one file"
-                ));
-            }
+            Some((earlier, _)) if *earlier == rel => return Err(RefusalKind::Duplicate),
+            Some((earlier, _)) => return Err(RefusalKind::CaseCollision { earlier: earlier.clone() }),
             None => {}
         }
         self.names.insert(rel.to_lowercase(), (rel.clone(), is_dir));
         Ok(Some(rel))
     }
 
-    fn write_file(&mut self, path: &Path, r: &mut dyn Read, compressed: Option<u64>) -> Result<(), String> {
+    /// Copies a member's bytes, at most what the budget still allows: the bytes written are
+    /// counted, whatever the member declared.
+    fn write_file(&mut self, path: &Path, r: &mut dyn Read) -> Result<(), RefusalKind> {
         // `create_new`: never over an existing file, and never through a symlink at the end.
         let mut out = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(path)
-            .map_err(|e| format!("creating the file: {e}"))?;
-        let room = self.limits.max_bytes.saturating_sub(self.bytes);
-        let ratio_cap =
-            compressed.map(|c| c.saturating_mul(self.limits.max_ratio).saturating_add(self.limits.ratio_slack));
-        let cap = ratio_cap.map_or(room, |r| r.min(room));
-        let written = io::copy(&mut r.take(cap.saturating_add(1)), &mut out).map_err(|e| read_error(&e))?;
-        if written > cap {
-            return Err(if ratio_cap.is_some_and(|r| r < room) {
-                format!(
-                    "expands to more than {cap} bytes from {} compressed (more than {} times): a zip bomb",
-                    compressed.unwrap_or_default(),
-                    self.limits.max_ratio
-                )
-            } else {
-                format!("the archive unpacks to more than {} bytes", self.limits.max_bytes)
-            });
+            .map_err(|e| RefusalKind::Write { what: "creating the file", detail: e.to_string() })?;
+        let (room, cap) = self.budget.room();
+        let written = io::copy(&mut r.take(room.saturating_add(1)), &mut out).map_err(|e| read_error(&e))?;
+        if written > room {
+            self.budget.written += room;
+            return Err(self.budget.over(cap));
         }
-        self.bytes += written;
+        self.budget.written += written;
         Ok(())
     }
 
-    fn symlink(&mut self, rel: &str, path: &Path, target: &str) -> Result<(), String> {
+    fn symlink(&mut self, rel: &str, path: &Path, target: &str) -> Result<(), RefusalKind> {
         if target.is_empty() || target.contains('\0') {
-            return Err("a symlink with an empty or NUL-bearing target".into());
+            return Err(RefusalKind::BadLinkTarget);
         }
         if target.starts_with('/') || target.contains('\\') || has_drive(target) {
-            return Err(format!("a symlink to the absolute path {target:?}, outside the archive"));
+            return Err(RefusalKind::AbsoluteLink { target: target.to_owned() });
         }
         let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
         if resolve(parent, target).is_none() {
-            return Err(format!("a symlink to {target:?}, which leaves the archive's tree"));
+            return Err(RefusalKind::LinkLeaves { target: target.to_owned() });
         }
         self.symlinks.insert(rel.to_owned());
-        symlink(target, path).map_err(|e| format!("creating the symlink: {e}"))
+        symlink(target, path).map_err(|e| RefusalKind::Write { what: "creating the symlink", detail: e.to_string() })
     }
 
-    fn hard_link(&mut self, rel: &str, path: &Path, target: &str) -> Result<(), String> {
-        let t = clean_name(target.as_bytes()).map_err(|why| format!("a hard link whose target {target:?} {why}"))?;
+    fn hard_link(&mut self, rel: &str, path: &Path, target: &str) -> Result<(), RefusalKind> {
+        let refused = || RefusalKind::HardLink { target: target.to_owned() };
+        let t = clean_name(target.as_bytes()).map_err(|_| refused())?;
         let earlier = self.names.get(&t.to_lowercase()).filter(|(n, dir)| *n == t && !dir);
         if earlier.is_none() || self.symlinks.contains(&t) || t == rel {
-            return Err(format!("a hard link to {target:?}, which is not a file unpacked before it from this archive"));
+            return Err(refused());
         }
-        // A copy, not a link: the tree shares no inode with anything, and the bytes count.
-        let mut from = std::fs::File::open(self.dest.join(&t)).map_err(|e| format!("reading its target: {e}"))?;
-        self.write_file(path, &mut from, None)
+        // A copy, not a link: the tree shares no inode with anything, and the copy's bytes
+        // are written, so they are counted like any member's.
+        let mut from = std::fs::File::open(self.dest.join(&t))
+            .map_err(|e| RefusalKind::Write { what: "reading its target", detail: e.to_string() })?;
+        self.write_file(path, &mut from)
     }
 
     /// After the last member: every symlink resolves inside the tree on disk too (a link may
     /// go through another link, which the names alone do not show), or nowhere.
-    fn links_stay_inside(&self) -> Result<(), Refusal> {
-        let root = self.dest.canonicalize().map_err(|e| ("(the archive)".to_owned(), e.to_string()))?;
+    fn links_stay_inside(&self) -> Result<(), Refused> {
+        let root = self.dest.canonicalize().map_err(|e| {
+            ("(the archive)".to_owned(), RefusalKind::Write { what: "the tree", detail: e.to_string() })
+        })?;
         for l in &self.symlinks {
             if let Ok(real) = self.dest.join(l).canonicalize()
                 && !real.starts_with(&root)
             {
-                return Err((
-                    l.clone(),
-                    "a symlink that resolves outside the archive's tree (through another link)".into(),
-                ));
+                return Err((l.clone(), RefusalKind::LinkChainLeaves));
             }
         }
         Ok(())
@@ -346,24 +294,25 @@ fn has_drive(name: &str) -> bool {
 /// A member's name as a relative path of `/`-separated components, or why it is refused.
 /// `.` and empty components are dropped; `..`, an absolute name, a drive letter, a
 /// backslash, a NUL or a name that is not UTF-8 are refused.
-pub fn clean_name(raw: &[u8]) -> Result<String, String> {
-    let name = std::str::from_utf8(raw).map_err(|_| "a name that is not UTF-8".to_owned())?;
+///
+/// # Errors
+/// The rule the name breaks.
+pub fn clean_name(raw: &[u8]) -> Result<String, RefusalKind> {
+    let name = std::str::from_utf8(raw).map_err(|_| RefusalKind::NameNotUtf8)?;
     if name.contains('\0') {
-        return Err("a name holding a NUL byte".into());
+        return Err(RefusalKind::NameWithNul);
     }
     if name.starts_with('/') || has_drive(name) {
-        return Err("an absolute path: unpacking it would write outside the archive's tree".into());
+        return Err(RefusalKind::AbsoluteName);
     }
     if name.contains('\\') {
-        return Err(
-            "a name holding a backslash (a Windows path separator, read as `..` or a drive by some tools)".into()
-        );
+        return Err(RefusalKind::Backslash);
     }
     let mut parts = Vec::new();
     for c in name.split('/') {
         match c {
             "" | "." => {}
-            ".." => return Err("a `..` component: unpacking it would write outside the archive's tree".into()),
+            ".." => return Err(RefusalKind::ParentComponent),
             c => parts.push(c),
         }
     }
@@ -386,10 +335,10 @@ fn resolve(parent: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-fn read_error(e: &io::Error) -> String {
+fn read_error(e: &io::Error) -> RefusalKind {
     match e.kind() {
-        io::ErrorKind::UnexpectedEof => "the archive ends inside this member (truncated)".into(),
-        _ => format!("cannot be read: {e}"),
+        io::ErrorKind::UnexpectedEof => RefusalKind::Malformed("the archive ends inside this member".into()),
+        _ => RefusalKind::Unreadable(e.to_string()),
     }
 }
 
@@ -429,46 +378,46 @@ impl<R: Read> Read for Metered<R> {
     }
 }
 
-fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, ctx: Ctx<'_>) -> Result<(), Refusal> {
+fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, ctx: Ctx<'_>) -> Result<(), Refused> {
     let tripped = Rc::new(Cell::new(false));
-    let ratio = sink.limits.max_ratio;
+    let limits = sink.budget.limits;
     let metered = Metered {
         inner,
         produced: 0,
         consumed: consumed.unwrap_or_else(|| Rc::new(Cell::new(u64::MAX / 2))),
-        limits: sink.limits,
+        limits,
         tripped: Rc::clone(&tripped),
     };
     let mut archive = tar::Archive::new(metered);
     let mut last = String::from("(the first member)");
-    let bomb = |last: &str| -> Refusal {
-        (last.to_owned(), format!("the gzip stream expands more than {ratio} times its compressed size: a gzip bomb"))
-    };
-    let entries = archive.entries().map_err(|e| (last.clone(), format!("not a tar archive: {e}")))?;
+    let bomb = |last: &str| -> Refused { (last.to_owned(), RefusalKind::GzipBomb { ratio: limits.max_ratio }) };
+    let entries =
+        archive.entries().map_err(|e| (last.clone(), RefusalKind::Malformed(format!("not a tar archive: {e}"))))?;
     for entry in entries {
-        ctx.check().map_err(|e| (last.clone(), e.to_string()))?;
+        ctx.check().map_err(|_| (last.clone(), RefusalKind::Cancelled))?;
         let mut entry = match entry {
             Ok(e) => e,
             Err(_) if tripped.get() => return Err(bomb(&last)),
-            Err(e) => return Err((format!("after {last}"), format!("the archive is truncated or malformed: {e}"))),
+            Err(e) => return Err((format!("after {last}"), RefusalKind::Malformed(e.to_string()))),
         };
         let raw = entry.path_bytes().into_owned();
         last = String::from_utf8_lossy(&raw).into_owned();
-        let link = || -> Result<String, String> {
-            let t = entry.link_name_bytes().ok_or("a link without a target")?;
-            String::from_utf8(t.into_owned()).map_err(|_| "a link target that is not UTF-8".to_owned())
+        let link = || -> Result<String, RefusalKind> {
+            let t = entry.link_name_bytes().ok_or(RefusalKind::BadLinkTarget)?;
+            String::from_utf8(t.into_owned()).map_err(|_| RefusalKind::BadLinkTarget)
         };
+        let special = |what: &str| Err(RefusalKind::SpecialFile { what: what.to_owned() });
         let kind = entry.header().entry_type();
         let put = match kind {
-            tar::EntryType::Directory => sink.put(&raw, Entry::Dir, None),
-            tar::EntryType::Regular | tar::EntryType::Continuous => sink.put(&raw, Entry::File(&mut entry), None),
-            tar::EntryType::Symlink => link().and_then(|t| sink.put(&raw, Entry::Symlink(t), None)),
-            tar::EntryType::Link => link().and_then(|t| sink.put(&raw, Entry::HardLink(t), None)),
+            tar::EntryType::Directory => sink.put(&raw, Entry::Dir),
+            tar::EntryType::Regular | tar::EntryType::Continuous => sink.put(&raw, Entry::File(&mut entry)),
+            tar::EntryType::Symlink => link().and_then(|t| sink.put(&raw, Entry::Symlink(t))),
+            tar::EntryType::Link => link().and_then(|t| sink.put(&raw, Entry::HardLink(t))),
             tar::EntryType::XGlobalHeader => Ok(()),
-            tar::EntryType::Char => Err("a character device file".into()),
-            tar::EntryType::Block => Err("a block device file".into()),
-            tar::EntryType::Fifo => Err("a FIFO (named pipe)".into()),
-            other => Err(format!("an entry of a type not unpacked ({other:?})")),
+            tar::EntryType::Char => special("a character device file"),
+            tar::EntryType::Block => special("a block device file"),
+            tar::EntryType::Fifo => special("a FIFO (named pipe)"),
+            other => special(&format!("an entry of a type not unpacked ({other:?})")),
         };
         match put {
             Ok(()) => {}
@@ -482,48 +431,43 @@ fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, 
     Ok(())
 }
 
-fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Result<(), Refusal> {
-    let whole = |why: String| ("(the central directory)".to_owned(), why);
-    let mut archive = zip::ZipArchive::new(reader).map_err(|e| whole(format!("not a readable zip archive: {e}")))?;
-    if archive.len() as u64 > sink.limits.max_entries {
-        return Err(whole(format!(
-            "the archive holds {} members, more than {}",
-            archive.len(),
-            sink.limits.max_entries
-        )));
+fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Result<(), Refused> {
+    let whole = |why: RefusalKind| ("(the central directory)".to_owned(), why);
+    let mut archive = zip::ZipArchive::new(reader)
+        .map_err(|e| whole(RefusalKind::Malformed(format!("not a readable zip archive: {e}"))))?;
+    let limits = sink.budget.limits;
+    if sink.budget.entries.saturating_add(archive.len() as u64) > limits.max_entries {
+        return Err(whole(sink.budget.over(Cap::Entries)));
     }
     for i in 0..archive.len() {
-        ctx.check().map_err(|e| whole(e.to_string()))?;
-        let mut f = archive.by_index(i).map_err(|e| (format!("#{i}"), format!("cannot be read: {e}")))?;
+        ctx.check().map_err(|_| whole(RefusalKind::Cancelled))?;
+        let mut f = archive
+            .by_index(i)
+            .map_err(|e| (format!("#{i}"), RefusalKind::Malformed(format!("member #{i} cannot be read: {e}"))))?;
         let raw = f.name_raw().to_vec();
         let shown = String::from_utf8_lossy(&raw).into_owned();
         let mode = f.unix_mode().unwrap_or(0);
         let compressed = f.compressed_size();
+        let special = |what: &str| Err(RefusalKind::SpecialFile { what: what.to_owned() });
+        let (room, _) = sink.budget.room();
         let put = match mode & 0o170_000 {
-            0o020_000 => Err("a character device file".into()),
-            0o060_000 => Err("a block device file".into()),
-            0o010_000 => Err("a FIFO (named pipe)".into()),
-            0o140_000 => Err("a socket".into()),
+            0o020_000 => special("a character device file"),
+            0o060_000 => special("a block device file"),
+            0o010_000 => special("a FIFO (named pipe)"),
+            0o140_000 => special("a socket"),
             0o120_000 => {
                 let mut target = Vec::new();
                 (&mut f).take(4096).read_to_end(&mut target).map_err(|e| (shown.clone(), read_error(&e)))?;
                 String::from_utf8(target)
-                    .map_err(|_| "a symlink target that is not UTF-8".to_owned())
-                    .and_then(|t| sink.put(&raw, Entry::Symlink(t), None))
+                    .map_err(|_| RefusalKind::BadLinkTarget)
+                    .and_then(|t| sink.put(&raw, Entry::Symlink(t)))
             }
-            _ if f.is_dir() => sink.put(&raw, Entry::Dir, None),
-            // The declared size is the sender's word: too large, refused before a byte is
-            // written; too small, the metered copy still stops at the cap.
-            _ if f.size()
-                > compressed.saturating_mul(sink.limits.max_ratio).saturating_add(sink.limits.ratio_slack) =>
-            {
-                Err(format!(
-                    "declares {} bytes from {compressed} compressed (more than {} times): a zip bomb",
-                    f.size(),
-                    sink.limits.max_ratio
-                ))
-            }
-            _ => sink.put(&raw, Entry::File(&mut f), Some(compressed)),
+            _ if f.is_dir() => sink.put(&raw, Entry::Dir),
+            // The declared size is the sender's word: more than the budget leaves, refused
+            // before a byte is written; less than the truth, the metered copy still stops at
+            // the budget (members that overlap each other's data are caught the same way).
+            _ if f.size() > room => Err(RefusalKind::ZipBomb { declared: f.size(), compressed, room }),
+            _ => sink.put(&raw, Entry::File(&mut f)),
         };
         put.map_err(|why| (shown, why))?;
     }
@@ -574,19 +518,32 @@ mod tests {
         b.into_inner().expect("tar")
     }
 
-    fn run(data: &[u8], kind: Kind, limits: Limits) -> Result<Unpacked, Refused> {
+    fn limits(max_entries: u64, max_bytes: u64, max_ratio: u64, ratio_slack: u64) -> Limits {
+        Limits { max_entries, max_bytes, max_ratio, ratio_slack, ..Limits::default() }
+    }
+
+    fn run(data: &[u8], kind: Kind, limits: Limits) -> Result<Unpacked, Refusal> {
         let dir = tempfile::tempdir().expect("tempdir");
-        unpack_from(io::Cursor::new(data), "a.tar", kind, dir.path(), limits, Ctx::silent())
+        let mut budget = Budget::new(limits);
+        budget.receive(data.len() as u64);
+        unpack_from(io::Cursor::new(data), "a.tar", kind, dir.path(), &mut budget, Ctx::silent())
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        io::Write::write_all(&mut gz, data).expect("gzip");
+        gz.finish().expect("gzip")
     }
 
     #[test]
     fn the_member_and_byte_caps_hold_exactly() {
-        let small = Limits { max_entries: 3, max_bytes: 3, max_ratio: 200, ratio_slack: 1 << 20 };
+        let small = limits(3, 3, 200, 1 << 20);
         assert_eq!(run(&tar_of(3), Kind::Tar, small), Ok(Unpacked { entries: 3, bytes: 3 }));
         let e = run(&tar_of(4), Kind::Tar, small).expect_err("four members");
-        assert_eq!((e.member.as_str(), e.reason.as_str()), ("3", "the archive holds more than 3 members"));
+        assert_eq!(e.member.as_deref(), Some("3"));
+        assert_eq!(e.kind, RefusalKind::Limit { cap: Cap::Entries, limit: 3 });
         let e = run(&tar_of(4), Kind::Tar, Limits { max_entries: 9, ..small }).expect_err("four bytes");
-        assert!(e.reason.contains("more than 3 bytes"), "{e}");
+        assert_eq!(e.kind, RefusalKind::Limit { cap: Cap::Bytes, limit: 3 });
     }
 
     #[test]
@@ -596,14 +553,95 @@ mod tests {
         h.set_size(4 << 20);
         h.set_mode(0o644);
         b.append_data(&mut h, "zeros", io::repeat(0).take(4 << 20)).expect("member");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        io::Write::write_all(&mut gz, &b.into_inner().expect("tar")).expect("gzip");
-        let bomb = gz.finish().expect("gzip");
-        let tight = Limits { max_entries: 9, max_bytes: 1 << 30, max_ratio: 10, ratio_slack: 1 << 16 };
+        let bomb = gzip(&b.into_inner().expect("tar"));
+        let tight = limits(9, 1 << 30, 10, 1 << 16);
         let e = run(&bomb, Kind::TarGz, tight).expect_err("a bomb");
-        assert!(e.reason.contains("gzip bomb") && e.member == "zeros", "{e}");
+        assert_eq!((e.member.as_deref(), &e.kind), (Some("zeros"), &RefusalKind::GzipBomb { ratio: 10 }), "{e}");
         let loose = Limits { max_ratio: 2000, ..tight };
         assert_eq!(run(&bomb, Kind::TarGz, loose).map(|u| u.bytes), Ok(4 << 20));
+    }
+
+    /// Hard links are copies, and copies are written: 100 links to a 1 MiB file in a gzip of
+    /// a few kilobytes would write 101 MiB (issue 46: 95 KB unpacked to 604 MB before).
+    #[test]
+    fn hard_links_spend_the_budget_as_the_copies_they_are() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_size(1 << 20);
+        h.set_mode(0o644);
+        b.append_data(&mut h, "data", io::repeat(7).take(1 << 20)).expect("member");
+        for i in 0..100 {
+            let mut l = tar::Header::new_gnu();
+            l.set_entry_type(tar::EntryType::Link);
+            l.set_size(0);
+            b.append_link(&mut l, format!("copy{i}"), "data").expect("link");
+        }
+        let bomb = gzip(&b.into_inner().expect("tar"));
+        assert!(bomb.len() < 64 << 10, "{} bytes", bomb.len());
+        let e = run(&bomb, Kind::TarGz, limits(1000, 1 << 40, 200, 4 << 20)).expect_err("refused");
+        assert_eq!(e.kind, RefusalKind::Limit { cap: Cap::Ratio, limit: 200 }, "{e}");
+    }
+
+    /// A zip whose central directory lists `n` members that all point at the one local
+    /// member's data: each member's compressed size is honest, the total is not.
+    fn overlapping_zip(n: usize, size: u64) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        w.start_file("a", zip::write::SimpleFileOptions::default()).expect("member");
+        io::copy(&mut io::repeat(0).take(size), &mut w).expect("write");
+        let bytes = w.finish().expect("zip").into_inner();
+        let cd = bytes.windows(4).position(|x| x == b"PK\x01\x02").expect("central directory");
+        let eocd = bytes.windows(4).rposition(|x| x == b"PK\x05\x06").expect("end record");
+        let record = bytes[cd..eocd].to_vec();
+        let name_at = 46;
+        let mut out = bytes[..cd].to_vec();
+        for i in 0..n {
+            let mut r = record.clone();
+            r[name_at] = b'a' + u8::try_from(i % 26).expect("small");
+            if i >= 26 {
+                // Names must differ: a longer one would change the record's length, so the
+                // first 26 use letters and the rest are refused as duplicates if reached.
+                r[name_at] = b'A' + u8::try_from(i % 26).expect("small");
+            }
+            out.extend_from_slice(&r);
+        }
+        let cd_size = u32::try_from(record.len() * n).expect("small");
+        let mut end = bytes[eocd..].to_vec();
+        let count = u16::try_from(n).expect("small").to_le_bytes();
+        end[8..10].copy_from_slice(&count);
+        end[10..12].copy_from_slice(&count);
+        end[12..16].copy_from_slice(&cd_size.to_le_bytes());
+        end[16..20].copy_from_slice(&u32::try_from(cd).expect("small").to_le_bytes());
+        out.extend_from_slice(&end);
+        out
+    }
+
+    /// Overlapping zip members (issue 46: 104 KB unpacked to 537 MB before) stop at the
+    /// submission's budget, which counts what is written.
+    #[test]
+    fn overlapping_zip_members_stop_at_the_budget() {
+        let zip = overlapping_zip(20, 4 << 20);
+        assert!(zip.len() < 64 << 10, "{} bytes", zip.len());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut budget = Budget::new(limits(1000, 1 << 40, 200, 16 << 20));
+        budget.receive(zip.len() as u64);
+        let got = unpack_from(io::Cursor::new(&zip), "o.zip", Kind::Zip, dir.path(), &mut budget, Ctx::silent());
+        let e = got.expect_err("refused");
+        assert!(matches!(e.kind, RefusalKind::Limit { cap: Cap::Ratio, .. } | RefusalKind::ZipBomb { .. }), "{e}");
+        assert!(budget.written() <= (16 << 20) + 200 * zip.len() as u64, "{} written", budget.written());
+    }
+
+    /// One budget for the whole submission: two archives spend it together.
+    #[test]
+    fn archives_of_one_submission_share_one_budget() {
+        let tar = tar_of(3);
+        let mut budget = Budget::new(limits(5, 1 << 20, 200, 1 << 20));
+        budget.receive(2 * tar.len() as u64);
+        let d1 = tempfile::tempdir().expect("tempdir");
+        let d2 = tempfile::tempdir().expect("tempdir");
+        let one = unpack_from(io::Cursor::new(&tar), "1.tar", Kind::Tar, d1.path(), &mut budget, Ctx::silent());
+        assert_eq!(one, Ok(Unpacked { entries: 3, bytes: 3 }));
+        let two = unpack_from(io::Cursor::new(&tar), "2.tar", Kind::Tar, d2.path(), &mut budget, Ctx::silent());
+        assert_eq!(two.expect_err("over").kind, RefusalKind::Limit { cap: Cap::Entries, limit: 5 });
     }
 
     /// A zip bomb declared small (its sizes rewritten to 1): refused by the reader or by the
@@ -618,9 +656,10 @@ mod tests {
             let i = bytes.windows(4).position(|x| x == sig).expect("header");
             bytes[i + at..i + at + 4].copy_from_slice(&1u32.to_le_bytes());
         }
-        let tight = Limits { max_entries: 9, max_bytes: 1 << 30, max_ratio: 10, ratio_slack: 1 << 16 };
         let dir = tempfile::tempdir().expect("tempdir");
-        let got = unpack_from(io::Cursor::new(&bytes), "lying.zip", Kind::Zip, dir.path(), tight, Ctx::silent());
+        let mut budget = Budget::new(limits(9, 1 << 30, 10, 1 << 16));
+        budget.receive(bytes.len() as u64);
+        let got = unpack_from(io::Cursor::new(&bytes), "lying.zip", Kind::Zip, dir.path(), &mut budget, Ctx::silent());
         assert!(got.is_err(), "{got:?}");
         let written = std::fs::metadata(dir.path().join("zeros")).map_or(0, |m| m.len());
         assert!(written <= (bytes.len() as u64) * 10 + (1 << 16) + 1, "{written} bytes written");

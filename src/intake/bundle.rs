@@ -5,14 +5,16 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Clones the bundle at `bundle` (shown as `shown`) into `dest`, which must not exist, as a
-/// bare mirror: every ref the bundle holds, and nothing checked out.
+use super::refusal::RefusalKind;
+
+/// Clones the bundle at `bundle` into `dest`, which must not exist, as a bare mirror: every
+/// ref the bundle holds, and nothing checked out.
 ///
 /// # Errors
 /// Why git could not read it, with the fix when the bundle is incremental (it needs commits it
 /// does not hold) or git is missing.
-pub fn clone(bundle: &Path, shown: &str, dest: &Path) -> Result<(), String> {
-    let abs = std::path::absolute(bundle).map_err(|e| format!("{shown}: {e}"))?;
+pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
+    let abs = std::path::absolute(bundle).map_err(|e| RefusalKind::Unreadable(e.to_string()))?;
     let home = dest.parent().unwrap_or(dest);
     let out = git(home)
         .args(["clone", "--mirror", "--quiet", "--no-hardlinks", "--template="])
@@ -20,20 +22,24 @@ pub fn clone(bundle: &Path, shown: &str, dest: &Path) -> Result<(), String> {
         .arg(&abs)
         .arg(dest)
         .output()
-        .map_err(|e| format!("{shown}: a git bundle is read with the git command, which could not be run: {e}"))?;
+        .map_err(|e| RefusalKind::NoGit(e.to_string()))?;
     if out.status.success() {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let said = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
-    let stem = bundle.file_stem().and_then(|s| s.to_str()).unwrap_or("NAME");
+    // What git said, without the paths of the private work directory it names.
+    let said = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.replace(&abs.display().to_string(), "BUNDLE").replace(&dest.display().to_string(), "DEST"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let stem = bundle.file_stem().map(super::tree::shown_name).unwrap_or_else(|| "NAME".to_owned());
     if stderr.contains("prerequisite") {
-        return Err(format!(
-            "{shown}: an incremental bundle (it needs commits it does not hold): git says {said}; in the repository's \
-             clone run `git bundle create {stem}.bundle --all` to bundle its whole history"
-        ));
+        return Err(RefusalKind::IncrementalBundle { said, stem });
     }
-    Err(format!("{shown}: git could not read the bundle: {said}"))
+    Err(RefusalKind::Bundle(said))
 }
 
 /// `git` with no configuration but the repository's own, no prompts, no hooks, and only the

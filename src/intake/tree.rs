@@ -6,42 +6,18 @@
 use std::path::{Path, PathBuf};
 
 use super::archive::{Kind, kind_of};
-
-/// Directories deeper than this below the root are not searched.
-pub const MAX_DEPTH: usize = 8;
+pub use super::refusal::Incomplete;
 
 /// A git repository found in the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundRepo {
-    /// Its directory (the work tree, or the bare repository).
+    /// Its directory (the work tree, or the bare repository), exactly as on disk.
     pub path: PathBuf,
-    /// Its path below the root, `/`-separated (`.` for the root itself).
+    /// Its path below the root as shown, `/`-separated (`.` for the root itself), with any
+    /// byte of a name that is not UTF-8 escaped (`\xff`), so two names never read alike.
     pub rel: String,
     /// What it lacks, when it is not a complete clone.
     pub incomplete: Option<Incomplete>,
-}
-
-/// Why a repository cannot prove its records from its own objects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Incomplete {
-    /// A shallow clone: its history stops at a boundary.
-    Shallow,
-    /// A partial clone: objects were left on a promisor remote.
-    Partial,
-    /// A linked work tree or submodule: `.git` is a file naming a directory elsewhere.
-    GitFile,
-}
-
-impl Incomplete {
-    /// In words.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Incomplete::Shallow => "a shallow clone (its history stops at a boundary)",
-            Incomplete::Partial => "a partial clone (objects were left on the remote it was cloned from)",
-            Incomplete::GitFile => "a linked work tree or submodule (`.git` is a file naming a directory elsewhere)",
-        }
-    }
 }
 
 /// What the tree holds.
@@ -51,24 +27,25 @@ pub struct Found {
     pub repos: Vec<FoundRepo>,
     /// Files that are git bundles or archives, with their kind.
     pub packed: Vec<(PathBuf, Kind)>,
-    /// Every directory searched, below the root (`/`-separated), outside repositories' `.git`.
-    pub dirs: Vec<String>,
+    /// Every directory searched (the root included), exactly as on disk, outside
+    /// repositories' `.git`.
+    pub dirs: Vec<PathBuf>,
     /// Regular files seen outside `.git` directories.
     pub files: u64,
-    /// Regular files named `*.toml` or `*.json` outside `.git` directories (claims files,
-    /// trust stores, receipt bundles), at most [`MAX_NAMED`].
+    /// Regular files whose names say they are claims files (`*claims*.toml`) or trust stores
+    /// (`*trust*store*.json`), outside `.git` directories.
     pub named: Vec<PathBuf>,
+    /// The first directory found deeper than the depth searched, when one is: what lies below
+    /// it was not searched, so the caller must refuse rather than verify part of the tree.
+    pub too_deep: Option<PathBuf>,
 }
 
-/// The most `*.toml` and `*.json` files listed.
-pub const MAX_NAMED: usize = 10_000;
-
-/// Searches `root` (at most [`MAX_DEPTH`] levels, symlinks not followed, a repository's
-/// `.git` not entered, a bare repository not entered).
+/// Searches `root` (at most `max_depth` levels, symlinks not followed, a repository's `.git`
+/// not entered, a bare repository not entered).
 #[must_use]
-pub fn search(root: &Path) -> Found {
+pub fn search(root: &Path, max_depth: u64) -> Found {
     let mut found = Found::default();
-    visit(root, root, 0, &mut found);
+    visit(root, root, 0, max_depth, &mut found);
     found.repos.sort_by(|a, b| a.rel.cmp(&b.rel));
     found.packed.sort();
     found.dirs.sort();
@@ -76,14 +53,45 @@ pub fn search(root: &Path) -> Found {
     found
 }
 
-fn rel_of(root: &Path, dir: &Path) -> String {
+/// `rel` below `root`, `/`-separated, non-UTF-8 bytes escaped.
+#[must_use]
+pub fn shown_rel(root: &Path, dir: &Path) -> String {
     let rel = dir.strip_prefix(root).unwrap_or(dir);
-    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let parts: Vec<String> = rel.components().map(|c| shown_name(c.as_os_str())).collect();
     if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
 }
 
-fn visit(root: &Path, dir: &Path, depth: usize, found: &mut Found) {
-    let rel = rel_of(root, dir);
+/// A file name as text: UTF-8 as it is, any other byte as `\xNN`.
+#[must_use]
+pub fn shown_name(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
+}
+
+/// Whether a file's name says it is a claims file or a trust store.
+#[must_use]
+pub fn is_named(path: &Path) -> bool {
+    let name = path.file_name().map(shown_name).unwrap_or_default().to_ascii_lowercase();
+    (name.ends_with(".toml") && name.contains("claims"))
+        || (name.ends_with(".json") && name.contains("trust") && name.contains("store"))
+}
+
+fn visit(root: &Path, dir: &Path, depth: u64, max_depth: u64, found: &mut Found) {
+    let rel = shown_rel(root, dir);
     if is_bare(dir) {
         found.repos.push(FoundRepo { incomplete: incomplete(dir), path: dir.to_owned(), rel });
         return;
@@ -91,16 +99,14 @@ fn visit(root: &Path, dir: &Path, depth: usize, found: &mut Found) {
     let git = dir.join(".git");
     match std::fs::symlink_metadata(&git) {
         Ok(m) if m.is_dir() => {
-            found.repos.push(FoundRepo { incomplete: incomplete(&git), path: dir.to_owned(), rel: rel.clone() });
+            found.repos.push(FoundRepo { incomplete: incomplete(&git), path: dir.to_owned(), rel });
         }
-        Ok(m) if m.is_file() => found.repos.push(FoundRepo {
-            incomplete: Some(Incomplete::GitFile),
-            path: dir.to_owned(),
-            rel: rel.clone(),
-        }),
+        Ok(m) if m.is_file() || m.is_symlink() => {
+            found.repos.push(FoundRepo { incomplete: Some(Incomplete::GitFile), path: dir.to_owned(), rel });
+        }
         _ => {}
     }
-    found.dirs.push(rel);
+    found.dirs.push(dir.to_owned());
     let Ok(read) = std::fs::read_dir(dir) else { return };
     let mut children: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
     children.sort();
@@ -109,12 +115,15 @@ fn visit(root: &Path, dir: &Path, depth: usize, found: &mut Found) {
             continue;
         }
         let Ok(meta) = std::fs::symlink_metadata(&child) else { continue };
-        if meta.is_dir() && depth < MAX_DEPTH {
-            visit(root, &child, depth + 1, found);
+        if meta.is_dir() {
+            if depth < max_depth {
+                visit(root, &child, depth + 1, max_depth, found);
+            } else if found.too_deep.is_none() {
+                found.too_deep = Some(child);
+            }
         } else if meta.is_file() {
             found.files += 1;
-            let ext = child.extension().and_then(|e| e.to_str()).unwrap_or_default();
-            if matches!(ext, "toml" | "json") && found.named.len() < MAX_NAMED {
+            if is_named(&child) {
                 found.named.push(child.clone());
             }
             if let Ok(Some(kind)) = kind_of(&child) {
@@ -155,15 +164,20 @@ pub fn working_trees(root: &Path) -> Vec<Option<String>> {
         let (mut dirs, mut files) = (Vec::new(), 0);
         for e in read.filter_map(Result::ok) {
             match e.file_type() {
-                Ok(t) if t.is_dir() => dirs.extend(e.file_name().to_str().map(str::to_owned)),
+                Ok(t) if t.is_dir() => dirs.push(shown_name(&e.file_name())),
                 Ok(_) => files += 1,
                 Err(_) => {}
             }
         }
         dirs.sort();
-        let name = (dir != root).then(|| dir.file_name().map(|n| n.to_string_lossy().into_owned())).flatten();
+        let name = (dir != root).then(|| dir.file_name().map(shown_name)).flatten();
         match (dirs.as_slice(), files) {
-            ([one], 0) => dir = dir.join(one),
+            ([_], 0) => {
+                let Some(only) = std::fs::read_dir(&dir).ok().and_then(|r| r.filter_map(Result::ok).next()) else {
+                    return Vec::new();
+                };
+                dir = only.path();
+            }
             (_, 0) if !dirs.is_empty() => return dirs.into_iter().map(Some).collect(),
             _ => return vec![name],
         }

@@ -3,22 +3,19 @@
 /// Why a submission could not be verified (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An input cannot be read or is of no known kind.
-    #[error("{0}")]
-    Input(String),
-    /// An archive member was refused.
+    /// The intake refused it: an input, an archive member, a cap, an indirection, a clone.
     #[error(transparent)]
-    Refused(#[from] crate::intake::Refused),
-    /// A git bundle git could not read.
-    #[error("{0}")]
-    Bundle(String),
-    /// A repository is a shallow or partial clone.
-    #[error("{0}")]
-    Incomplete(String),
-    /// Files without any repository (a release download).
-    #[error("{0}")]
-    NoHistory(String),
+    Refused(#[from] crate::intake::Refusal),
     /// Repositories, but no record any protocol recognises.
-    #[error("{0}")]
-    NoRecords(String),
+    #[error(
+        "{inputs}: holds the repositories {} but no record crossverify recognises (a CrossAudit ledger or records, \
+         Proof-or-Stop evidence, a CrossExam transcript)",
+        .repositories.join(", ")
+    )]
+    NoRecords {
+        /// The inputs as given.
+        inputs: String,
+        /// The repositories found, by name.
+        repositories: Vec<String>,
+    },
 }

@@ -9,18 +9,18 @@
 
 pub mod batch;
 pub mod certificate;
+pub mod checks;
 mod error;
 pub mod policy;
-mod receive;
 mod records;
 mod report;
 pub mod vsa;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::intake::{Intake, Received, RepoIn, receive, sha256_of};
 pub use error::Error;
-pub use receive::{Intake, Received, RepoIn, receive, sha256_of};
-pub use records::{Extra, Record, verify_all};
+pub use records::{Anchors, Extra, Record, ambiguity, discover, verify_all};
 pub use report::{COMMAND, build, head_of};
 
 use crate::intake::Limits;
@@ -37,8 +37,10 @@ pub struct Options<'a> {
     pub work: &'a Path,
     /// The unpacking caps.
     pub limits: Limits,
-    /// `--trust-store`, when given.
+    /// `--trust-store`, when given: the journal's own trust anchors.
     pub trust_store: Option<&'a Path>,
+    /// `--accept-self-declared-keys`: the journal accepts trust stores the submission holds.
+    pub accept_self_declared: bool,
     /// The verification time (RFC 3339), an input like any other so that a replay gives the
     /// same bytes.
     pub verified_at: &'a str,
@@ -52,15 +54,13 @@ pub struct Options<'a> {
 /// record any protocol recognises.
 pub fn verify(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
     let intake = receive(opts.inputs, opts.work, opts.limits, ctx)?;
-    let records = verify_all(&intake, Extra { trust_store: opts.trust_store }, ctx);
+    let extra = Extra { trust_store: opts.trust_store, accept_self_declared: opts.accept_self_declared };
+    let records = verify_all(&intake, extra, ctx);
     if records.is_empty() {
-        let repos: Vec<&str> = intake.repos.iter().map(|r| r.shown.as_str()).collect();
-        return Err(Error::NoRecords(format!(
-            "{}: holds the repositories {} but no record crossverify recognises (a CrossAudit ledger or \
-             records, Proof-or-Stop evidence, a CrossExam transcript)",
-            shown_inputs(opts.inputs),
-            repos.join(", ")
-        )));
+        return Err(Error::NoRecords {
+            inputs: shown_inputs(opts.inputs),
+            repositories: intake.repos.iter().map(|r| r.shown.clone()).collect(),
+        });
     }
     let mut extra = vec![(
         "submission",
@@ -68,6 +68,19 @@ pub fn verify(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
     )];
     if let Some(t) = opts.trust_store {
         extra.push(("trustStore", t.display().to_string().into()));
+    }
+    if opts.accept_self_declared {
+        extra.push(("acceptSelfDeclaredKeys", true.into()));
+    }
+    if opts.limits != Limits::default() {
+        let l = opts.limits;
+        extra.push((
+            "limits",
+            serde_json::json!({
+                "maxEntries": l.max_entries, "maxUnpackedBytes": l.max_bytes, "maxExpansionRatio": l.max_ratio,
+                "maxNesting": l.max_nesting, "maxDepth": l.max_depth,
+            }),
+        ));
     }
     Ok(build(&intake, &records, opts.verified_at, &extra))
 }
@@ -89,7 +102,7 @@ pub fn is_submission(inputs: &[PathBuf]) -> bool {
             {
                 return false;
             }
-            let found = crate::intake::tree::search(one);
+            let found = crate::intake::tree::search(one, Limits::default().max_depth);
             !found.repos.is_empty() || !found.packed.is_empty()
         }
         [one] => crate::intake::kind_of(one).is_ok_and(|k| k.is_some()),

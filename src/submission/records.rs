@@ -1,15 +1,33 @@
 //! Finding every record a submission holds and verifying each with its protocol's own command
-//! (`protocols::detect`): a record that needs another repository or a trust store gets the
-//! ones of the submission, tried in turn, and is paired with the first its command accepts —
-//! for a paired CrossAudit ledger, the repository holding the science commits its receipts
-//! bind, since the ledger run refuses any other (`specs/intake.md`, "Pairing").
+//! (`protocols::detect_each`): every repository at any depth, and every protocol's records in
+//! each (a ledger repository that also holds a CrossExam `_Msg/` gives two records). A record
+//! that needs another repository is paired with one that holds the commits it binds, found
+//! through an index built once (`Pairing`), so that the cost follows the number of records and
+//! repositories rather than their product; a record whose protocol declares no bindings gets
+//! the submission's repositories in turn, the one holding it first (`specs/intake.md`,
+//! "Pairing").
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::receive::Intake;
-use crate::checks::Given;
+use crate::checks::{Detection, Given};
+use crate::intake::Intake;
 use crate::progress::Ctx;
 use crate::report::Report;
+
+/// Whose trust anchors a record's signatures were verified against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Anchors {
+    /// The journal's own (`--trust-store`), by name.
+    Journal(String),
+    /// A trust store found in the submission: the authors' own claim.
+    SelfDeclared {
+        /// The store, by its name in the report.
+        store: String,
+        /// Whether the journal said it accepts self-declared keys.
+        accepted: bool,
+    },
+}
 
 /// One record of the submission, and what became of it.
 #[derive(Debug)]
@@ -18,6 +36,8 @@ pub struct Record {
     pub name: String,
     /// Where it is on disk.
     pub path: PathBuf,
+    /// The protocol whose detector recognised it.
+    pub protocol: &'static str,
     /// What it is, in its protocol's words.
     pub what: String,
     /// The command that verified it (or would have), with the submission's names.
@@ -28,6 +48,8 @@ pub struct Record {
     pub report: Option<Report>,
     /// Why it could not be verified.
     pub unverified: Option<String>,
+    /// The trust anchors its command used, when it used a trust store.
+    pub anchors: Option<Anchors>,
     /// Paths given to its command, for a claims file to use the same ones.
     given: Vec<(&'static str, PathBuf)>,
 }
@@ -35,36 +57,113 @@ pub struct Record {
 /// What the caller gave beside the submission.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extra<'a> {
-    /// `--trust-store`: used instead of any trust store found in the submission.
+    /// `--trust-store`: the journal's trust anchors, used instead of any the submission holds.
     pub trust_store: Option<&'a Path>,
+    /// `--accept-self-declared-keys`: trust stores found in the submission count.
+    pub accept_self_declared: bool,
+}
+
+/// A record found, not yet run.
+pub struct Found {
+    /// The protocol that recognised it.
+    pub protocol: &'static str,
+    /// Where it is.
+    pub path: PathBuf,
+    /// What the detector answered.
+    pub detection: Detection,
+}
+
+/// Every record in `repos` (repositories, by path) and `dirs` (every other directory
+/// searched): each path is offered to every protocol's detector, repositories first, then the
+/// deepest directory first. A protocol's record is found once: a path inside or around a
+/// folder the same protocol already recognised, within the same repository, is not offered to
+/// that protocol again (Proof-or-Stop findings above their evidence directory are the same
+/// records); another protocol, or a repository nested inside, is asked anew.
+#[must_use]
+pub fn discover(repos: &[PathBuf], dirs: &[PathBuf]) -> Vec<Found> {
+    let mut candidates: Vec<PathBuf> = repos.to_vec();
+    let mut rest: Vec<PathBuf> = dirs.iter().filter(|d| !repos.contains(d)).cloned().collect();
+    rest.sort_by_key(|d| (std::cmp::Reverse(d.components().count()), d.clone()));
+    candidates.extend(rest);
+    // The repository a path belongs to: the deepest one that holds it.
+    let owner = |p: &Path| repos.iter().filter(|r| p.starts_with(r)).max_by_key(|r| r.components().count()).cloned();
+    let mut covered: Vec<(&'static str, PathBuf, Option<PathBuf>)> = Vec::new();
+    let mut out = Vec::new();
+    for path in candidates {
+        let own = owner(&path);
+        for protocol in crate::protocols::PROTOCOLS.iter().map(|p| p.name) {
+            // Asked only where it has not recognised the same records: a ledger's thousand
+            // cycle folders cost one look each, not a detection each.
+            let seen = covered
+                .iter()
+                .any(|(p, c, o)| *p == protocol && *o == own && (path.starts_with(c) || c.starts_with(&path)));
+            if seen {
+                continue;
+            }
+            let Some(detection) = crate::protocols::detect_by(protocol, &path, Given::default()) else { continue };
+            covered.push((protocol, path.clone(), own.clone()));
+            out.push(Found { protocol, path: path.clone(), detection });
+        }
+    }
+    out
+}
+
+/// When the directory `path` holds more records than one protocol's command verifies (a
+/// ledger and a transcript, a repository nested inside), why `verify PATH` refuses it: each
+/// record with its command, and the one command that verifies all of them.
+#[must_use]
+pub fn ambiguity(path: &Path) -> Option<String> {
+    if !path.is_dir() {
+        return None;
+    }
+    let found = crate::intake::tree::search(path, crate::intake::Limits::default().max_depth);
+    let repos: Vec<PathBuf> = found.repos.iter().map(|r| r.path.clone()).collect();
+    let records = discover(&repos, &found.dirs);
+    if records.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> =
+        records.iter().map(|f| format!("`{}` ({})", f.detection.command, f.detection.what)).collect();
+    Some(format!(
+        "{}: holds {} records, and `verify PATH` verifies one protocol's: {}; run `crossverify verify --submission {}` \
+         to verify all of them in one report, or each command",
+        path.display(),
+        records.len(),
+        each.join("; "),
+        path.display()
+    ))
 }
 
 /// Every record of the submission, verified where it can be, in the order found.
 #[must_use]
 pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record> {
-    let repos: Vec<&Path> = intake.repos.iter().map(|r| r.path.as_path()).collect();
+    let repos: Vec<PathBuf> = intake.repos.iter().map(|r| r.path.clone()).collect();
+    let dirs: Vec<PathBuf> = intake.trees.iter().flat_map(|t| t.2.dirs.iter().cloned()).collect();
+    let found = discover(&repos, &dirs);
     let stores = trust_stores(intake, extra);
+    let mut pairing = Pairing::new(&repos);
     let mut records: Vec<Record> = Vec::new();
-    let mut covered: Vec<PathBuf> = Vec::new();
-    for path in candidates(intake) {
-        // A record's folder is verified once: neither what lies inside it nor a folder around
-        // it (a parent that a detector would read as holding the same records) is asked again.
-        if covered.iter().any(|c| path.starts_with(c) || c.starts_with(&path)) {
-            continue;
-        }
-        let Ok(found) = crate::protocols::detect(&path, Given::default()) else { continue };
-        covered.push(path.clone());
+    for f in found {
         let mut record = Record {
-            name: intake.shown(&path),
-            path: path.clone(),
-            what: found.what.clone(),
-            command: intake.shown_text(&found.command),
+            name: intake.shown(&f.path),
+            path: f.path.clone(),
+            protocol: f.protocol,
+            what: f.detection.what.clone(),
+            command: intake.shown_text(&f.detection.command),
             paired: Vec::new(),
             report: None,
             unverified: None,
+            anchors: None,
             given: Vec::new(),
         };
-        run_paired(&mut record, found, &repos, &stores, intake, ctx);
+        run_paired(&mut record, f.detection, &mut pairing, &stores, intake, ctx);
+        if let Some((_, store)) = record.given.iter().find(|(k, _)| *k == "trust-store") {
+            let name = intake.shown(store);
+            record.anchors = Some(match extra.trust_store {
+                Some(_) => Anchors::Journal(store.display().to_string()),
+                None => Anchors::SelfDeclared { store: name, accepted: extra.accept_self_declared },
+            });
+        }
         records.push(record);
     }
     let claims: Vec<&PathBuf> = intake.trees.iter().flat_map(|t| &t.2.named).filter(|p| is_claims(p)).collect();
@@ -75,23 +174,60 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
     records
 }
 
-/// Paths that may hold records: every repository, then every other directory searched, the
-/// deepest first (a record's own folder before a folder around it), then by name.
-fn candidates(intake: &Intake) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = intake.repos.iter().map(|r| r.path.clone()).collect();
-    let mut dirs: Vec<PathBuf> = intake
-        .trees
-        .iter()
-        .flat_map(|(root, _, found)| found.dirs.iter().map(move |d| if d == "." { root.clone() } else { root.join(d) }))
-        .filter(|d| !out.contains(d))
-        .collect();
-    dirs.sort_by_key(|d| (std::cmp::Reverse(d.components().count()), d.clone()));
-    out.extend(dirs);
-    out
+/// Which repositories hold the commits records bind, looked up as records ask: each
+/// repository is opened once and each distinct bound commit looked up once in each, so pairing
+/// costs (records + repositories × distinct commits), not a run per record per repository.
+struct Pairing<'a> {
+    repos: &'a [PathBuf],
+    opened: Vec<Option<Option<crate::git::Repo>>>,
+    /// For each bound commit looked up, the repositories (by index) holding it.
+    holders: BTreeMap<String, Vec<usize>>,
+}
+
+impl<'a> Pairing<'a> {
+    fn new(repos: &'a [PathBuf]) -> Self {
+        Pairing { repos, opened: (0..repos.len()).map(|_| None).collect(), holders: BTreeMap::new() }
+    }
+
+    fn holders_of(&mut self, commit: &str) -> &[usize] {
+        if !self.holders.contains_key(commit) {
+            let id = crate::git::ObjectId::from_hex(commit.as_bytes()).ok();
+            let mut held = Vec::new();
+            for i in 0..self.repos.len() {
+                let repo = self.opened[i].get_or_insert_with(|| crate::git::Repo::open(&self.repos[i]).ok());
+                if let (Some(r), Some(id)) = (repo.as_ref(), id)
+                    && r.has(id)
+                {
+                    held.push(i);
+                }
+            }
+            self.holders.insert(commit.to_owned(), held);
+        }
+        self.holders.get(commit).map_or(&[], Vec::as_slice)
+    }
+
+    /// The repositories to try for the record at `path`, the one holding it first: those
+    /// holding a commit it binds when its protocol declares bindings, else every one.
+    fn candidates(&mut self, protocol: &'static str, path: &Path) -> Vec<PathBuf> {
+        let bound = crate::protocols::binds(protocol, path);
+        let mut pool: Vec<usize> = if bound.is_empty() {
+            (0..self.repos.len()).collect()
+        } else {
+            let mut v: Vec<usize> = Vec::new();
+            for c in &bound {
+                v.extend_from_slice(self.holders_of(c));
+            }
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        pool.sort_by_key(|i| (!path.starts_with(&self.repos[*i]), *i));
+        pool.into_iter().map(|i| self.repos[i].clone()).collect()
+    }
 }
 
 fn is_claims(p: &Path) -> bool {
-    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let name = p.file_name().map(crate::intake::tree::shown_name).unwrap_or_default().to_ascii_lowercase();
     name.ends_with(".toml") && name.contains("claims")
 }
 
@@ -99,24 +235,15 @@ fn trust_stores(intake: &Intake, extra: Extra<'_>) -> Vec<PathBuf> {
     if let Some(t) = extra.trust_store {
         return vec![t.to_owned()];
     }
-    intake
-        .trees
-        .iter()
-        .flat_map(|t| &t.2.named)
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
-            name.ends_with(".json") && name.contains("trust") && name.contains("store")
-        })
-        .cloned()
-        .collect()
+    intake.trees.iter().flat_map(|t| &t.2.named).filter(|p| !is_claims(p)).cloned().collect()
 }
 
-/// Runs the record's command as detected; when it cannot run as it is, with each repository
-/// (the one holding the record first) and trust store of the submission in turn.
+/// Runs the record's command as detected; when it cannot run as it is, with each candidate
+/// repository and trust store of the submission in turn.
 fn run_paired(
     record: &mut Record,
-    found: crate::checks::Detection,
-    repos: &[&Path],
+    found: Detection,
+    pairing: &mut Pairing<'_>,
     stores: &[PathBuf],
     intake: &Intake,
     ctx: Ctx<'_>,
@@ -131,15 +258,19 @@ fn run_paired(
         },
         Err(needs) => needs,
     };
-    let mut order: Vec<&Path> = repos.iter().copied().filter(|r| record.path.starts_with(r)).collect();
-    order.extend(repos.iter().copied().filter(|r| !record.path.starts_with(r)));
     let stores: Vec<Option<&Path>> =
         if stores.is_empty() { vec![None] } else { stores.iter().map(|s| Some(s.as_path())).collect() };
-    for repo in order {
+    let repos = pairing.candidates(record.protocol, &record.path);
+    for repo in &repos {
         for store in &stores {
             let mut given: Vec<(&'static str, &Path)> = vec![("science", repo), ("repo", repo)];
             given.extend(store.map(|s| ("trust-store", s)));
-            let Some(found) = crate::protocols::detect(&record.path, Given(&given)).ok() else { continue };
+            let Some((_, found)) = crate::protocols::detect_each(&record.path, Given(&given))
+                .into_iter()
+                .find(|(p, _)| *p == record.protocol)
+            else {
+                continue;
+            };
             let Ok(run) = found.run else { continue };
             if ctx.check().is_err() {
                 break;
@@ -150,7 +281,7 @@ fn run_paired(
                 let named = |p: &Path| found.command.contains(&p.display().to_string());
                 record.paired = given.iter().filter(|(_, p)| named(p)).map(|(_, p)| intake.shown(p)).collect();
                 record.paired.dedup();
-                record.given = given.iter().map(|(k, p)| (*k, p.to_path_buf())).collect();
+                record.given = given.iter().filter(|(_, p)| named(p)).map(|(k, p)| (*k, p.to_path_buf())).collect();
                 record.report = Some(report);
                 return;
             }
@@ -172,11 +303,13 @@ fn claims_record(claims: &Path, records: &[Record], intake: &Intake, ctx: Ctx<'_
     let mut record = Record {
         name: intake.shown(claims),
         path: claims.to_owned(),
+        protocol: "",
         what: "a claims file (figures stated by the paper)".into(),
         command: String::new(),
         paired: Vec::new(),
         report: None,
         unverified: None,
+        anchors: None,
         given: Vec::new(),
     };
     let mut why = Vec::new();

@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
-use super::receive::Intake;
-use super::records::Record;
-use crate::intake::RECORD_VERIFIED;
+use super::checks::{RECORD_VERIFIED, REPOSITORY_VERIFIED, TRUST_ANCHORS_GIVEN};
+use super::records::{Anchors, Record};
+use crate::intake::Intake;
 use crate::report::{CheckResult, Outcome, Report, Table, View};
 
 /// The command name of a submission's report.
@@ -26,12 +26,14 @@ pub fn build(intake: &Intake, records: &[Record], verified_at: &str, extra_input
     for r in records {
         let (result, row, entry) = one(r, intake);
         report.results.push(result);
+        report.results.extend(anchors(r));
         rows.push(row);
         listed.push(entry);
         if let Some(sub) = &r.report {
             merge(&mut report, r, sub, intake);
         }
     }
+    report.results.extend(repositories(intake, records));
     report.section("records", Value::Array(listed));
     report.views.insert(0, View::Table(records_table(rows)));
     report.views.insert(1, View::Table(received_table(intake)));
@@ -56,6 +58,56 @@ fn received(intake: &Intake) -> Value {
 pub fn head_of(path: &std::path::Path) -> Option<String> {
     let repo = crate::git::Repo::open(path).ok()?;
     repo.resolve("HEAD").ok().map(|c| c.to_string())
+}
+
+/// A record's `CV-N003` result, when its command used a trust store.
+fn anchors(r: &Record) -> Option<CheckResult> {
+    let (outcome, message) = match r.anchors.as_ref()? {
+        Anchors::Journal(store) => (Outcome::Passed, format!("signatures verified against the journal's {store}")),
+        Anchors::SelfDeclared { store, accepted: true } => (
+            Outcome::Passed,
+            format!(
+                "signatures verified against {store}, which the submission declares itself; accepted by the \
+                 journal's --accept-self-declared-keys"
+            ),
+        ),
+        Anchors::SelfDeclared { store, accepted: false } => (
+            Outcome::CantTell,
+            format!(
+                "signatures verified only against {store}, which the submission declares itself; pass \
+                 --trust-store FILE (the journal's anchors) or --accept-self-declared-keys"
+            ),
+        ),
+    };
+    Some(CheckResult::new(&TRUST_ANCHORS_GIVEN, outcome, &r.name, message))
+}
+
+/// One `CV-N002` result per repository: a record lies in it or was paired with it, or why
+/// it was not verified.
+fn repositories(intake: &Intake, records: &[Record]) -> Vec<CheckResult> {
+    let mut out = Vec::new();
+    for repo in &intake.repos {
+        // The deepest repository holding a record is the one it lies in.
+        let lies_in = |p: &std::path::Path| {
+            intake.repos.iter().filter(|r| p.starts_with(&r.path)).max_by_key(|r| r.path.components().count())
+                == Some(repo)
+        };
+        let inside: Vec<&Record> = records.iter().filter(|r| lies_in(&r.path)).collect();
+        let paired: Vec<&Record> = records.iter().filter(|r| r.paired.contains(&repo.shown)).collect();
+        let head = head_of(&repo.path);
+        let (outcome, message) = match (head.as_deref(), inside.first(), paired.first()) {
+            (None, _, _) => (Outcome::CantTell, "a git repository whose HEAD does not resolve to a commit".to_owned()),
+            (Some(_), Some(r), _) => (Outcome::Passed, format!("holds the record {}", r.name)),
+            (Some(_), None, Some(r)) => (Outcome::Passed, format!("paired with the record {}", r.name)),
+            (Some(_), None, None) => (
+                Outcome::CantTell,
+                "a git repository in which no record of any protocol was found, and with which no record was paired"
+                    .to_owned(),
+            ),
+        };
+        out.push(CheckResult::new(&REPOSITORY_VERIFIED, outcome, &repo.shown, message));
+    }
+    out
 }
 
 /// A record's `CV-N001` result, its row and its entry in the `records` section.
@@ -91,6 +143,11 @@ fn one(r: &Record, intake: &Intake) -> (CheckResult, Vec<Value>, Value) {
         "summary": r.report.as_ref().map(|s| s.summary.clone()),
         "reason": r.report.as_ref().and_then(|s| s.reason.clone()),
         "unverified": r.unverified,
+        "trustAnchors": r.anchors.as_ref().map(|a| match a {
+            Anchors::Journal(_) => "journal",
+            Anchors::SelfDeclared { accepted: true, .. } => "self-declared, accepted",
+            Anchors::SelfDeclared { accepted: false, .. } => "self-declared",
+        }),
     });
     (result, row, entry)
 }

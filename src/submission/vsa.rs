@@ -11,9 +11,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::certificate;
+use super::checks::SUMMARY_WELL_FORMED;
 use crate::anchors::reports;
 use crate::attest::{Error, Replayer};
-use crate::intake::SUMMARY_WELL_FORMED;
 use crate::report::{CheckResult, Outcome, Report, Tool, Verdict};
 use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::trust::ed25519::SigningKey;

@@ -5,6 +5,8 @@
 
 use crate::support;
 
+mod hostile;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;

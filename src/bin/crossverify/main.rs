@@ -427,6 +427,9 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
 /// `crossverify verify PATH`: the protocol that recognises PATH runs the command for it, after
 /// saying so; one that needs an input not given names it, with the command (exit 2).
 fn verify(path: &Path, given: crossverify::protocols::Given<'_>, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<Report> {
+    if let Some(why) = crossverify::submission::ambiguity(path) {
+        bail!(why);
+    }
     let found = crossverify::protocols::detect(path, given).map_err(anyhow::Error::msg)?;
     let (what, command) = (found.what, found.command);
     let run = found.run.map_err(|needs| anyhow::anyhow!("{}: {what}: {needs}: `{command}`", path.display()))?;

@@ -26,6 +26,48 @@ pub(crate) struct Args {
     /// Write the signed SLSA verification summary of the certificate to PATH (needs --sign-report).
     #[arg(long, value_name = "PATH", requires = "sign_report")]
     pub(crate) vsa: Option<PathBuf>,
+    /// Accept trust stores the submission itself holds (the authors' own keys) as trust anchors;
+    /// without it, or --trust-store, records verified only against them are inconclusive (exit 3).
+    #[arg(long)]
+    pub(crate) accept_self_declared_keys: bool,
+    #[command(flatten)]
+    pub(crate) limits: LimitArgs,
+}
+
+/// The caps a submission is received within (`specs/intake.md`, "Limits"): a journal raises
+/// one when an honest submission reaches it.
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub(crate) struct LimitArgs {
+    /// Members and files written, all archives and bundles together [default: 200000].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_entries: Option<u64>,
+    /// Bytes written, all archives and bundles together [default: 17179869184, 16 GiB].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_unpacked_bytes: Option<u64>,
+    /// Bytes written per byte received, after the first 64 MiB [default: 200].
+    #[arg(long, value_name = "RATIO")]
+    pub(crate) max_expansion_ratio: Option<u64>,
+    /// Archives inside archives [default: 3].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_nesting: Option<u64>,
+    /// Directory levels searched below each received tree [default: 64].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_depth: Option<u64>,
+}
+
+impl LimitArgs {
+    /// The limits, each the flag's value or the default.
+    pub(crate) fn limits(self) -> crossverify::intake::Limits {
+        let d = crossverify::intake::Limits::default();
+        crossverify::intake::Limits {
+            max_entries: self.max_entries.unwrap_or(d.max_entries),
+            max_bytes: self.max_unpacked_bytes.unwrap_or(d.max_bytes),
+            max_ratio: self.max_expansion_ratio.unwrap_or(d.max_ratio),
+            ratio_slack: d.ratio_slack,
+            max_nesting: self.max_nesting.unwrap_or(d.max_nesting),
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+        }
+    }
 }
 
 /// Options that say where output goes, never recorded for a replay.
@@ -103,7 +145,7 @@ pub(crate) fn verify(
     ctx: Ctx<'_>,
 ) -> anyhow::Result<(Report, After)> {
     let at = verified_at(args)?;
-    let report = run(paths, trust_store, &at, ctx)?;
+    let report = run(paths, trust_store, args, &at, ctx)?;
     if !quiet {
         let n = report.sections.get("records").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
         let _ = writeln!(std::io::stderr(), "crossverify: submission: {n} record(s) found and verified in one report");
@@ -111,7 +153,7 @@ pub(crate) fn verify(
     Ok((report, After { certificate: args.certificate.clone(), vsa: args.vsa.clone(), verified_at: at }))
 }
 
-fn run(paths: &[PathBuf], trust_store: Option<&Path>, at: &str, ctx: Ctx<'_>) -> anyhow::Result<Report> {
+fn run(paths: &[PathBuf], trust_store: Option<&Path>, args: &Args, at: &str, ctx: Ctx<'_>) -> anyhow::Result<Report> {
     let work = tempfile::Builder::new()
         .prefix("crossverify-submission-")
         .tempdir()
@@ -119,8 +161,9 @@ fn run(paths: &[PathBuf], trust_store: Option<&Path>, at: &str, ctx: Ctx<'_>) ->
     let opts = submission::Options {
         inputs: paths,
         work: work.path(),
-        limits: crossverify::intake::Limits::default(),
+        limits: args.limits.limits(),
         trust_store,
+        accept_self_declared: args.accept_self_declared_keys,
         verified_at: at,
     };
     let report = submission::verify(&opts, ctx);
@@ -166,12 +209,27 @@ impl After {
     }
 }
 
+/// What the journal gives a queue run beside the folder: the same trust anchors, flag and
+/// limits as `verify`, applied to every submission and stamped on every line.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub(crate) struct QueueArgs {
+    /// The journal's trust anchors, for every submission's signed records.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trust_store: Option<PathBuf>,
+    /// Accept trust stores a submission holds (the authors' own keys) as trust anchors.
+    #[arg(long)]
+    pub(crate) accept_self_declared_keys: bool,
+    #[command(flatten)]
+    pub(crate) limits: LimitArgs,
+}
+
 /// `crossverify batch FOLDER --output-jsonl FILE [--certificates DIR] [--resume]`.
 pub(crate) fn batch(
     folder: &Path,
     out: &Path,
     certificates: Option<&Path>,
     resume: bool,
+    journal: &QueueArgs,
     quiet: bool,
     ctx: Ctx<'_>,
 ) -> anyhow::Result<u8> {
@@ -192,17 +250,28 @@ pub(crate) fn batch(
         lines.iter().map(|l| (l.id.as_str(), l)).collect();
     let mut file = append_output(out, whole)?;
     let at = verified_at(&Args::default())?;
+    let args = Args {
+        accept_self_declared_keys: journal.accept_self_declared_keys,
+        limits: journal.limits,
+        ..Args::default()
+    };
+    let stamp = submission::batch::stamp(
+        journal.trust_store.as_deref(),
+        journal.accept_self_declared_keys,
+        journal.limits.limits(),
+    );
     let (mut codes, mut kept) = (Vec::new(), 0);
     for (id, path) in queue {
         ctx.check()?;
         let fingerprint = submission::batch::fingerprint(&path);
-        if let Some(l) = latest.get(id.as_str()).filter(|l| submission::batch::still_stands(l, fingerprint.as_deref()))
+        if let Some(l) =
+            latest.get(id.as_str()).filter(|l| submission::batch::still_stands(l, fingerprint.as_deref(), &stamp))
         {
             codes.push(l.code);
             kept += 1;
             continue;
         }
-        let result = run(std::slice::from_ref(&path), None, &at, ctx).map(|mut r| {
+        let result = run(std::slice::from_ref(&path), journal.trust_store.as_deref(), &args, &at, ctx).map(|mut r| {
             r.tool.commit = crossverify::report::BUILD_COMMIT.map(str::to_owned);
             crossverify::protocols::describe(&mut r);
             r
@@ -222,6 +291,7 @@ pub(crate) fn batch(
         let mut line = submission::batch::line(
             &id,
             fingerprint.as_deref(),
+            &stamp,
             shown,
             cert.as_ref().map(|(p, d)| (p.as_str(), d.as_str())),
         );

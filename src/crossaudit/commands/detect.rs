@@ -101,6 +101,16 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
     })
 }
 
+/// The science commits a ledger repository's receipts bind, for pairing it with the repository
+/// that holds them without running it against every candidate; empty for anything else.
+#[must_use]
+pub fn bound_commits(path: &Path) -> Vec<String> {
+    if !path.is_dir() || !deployed::is_repository(path).unwrap_or(false) {
+        return Vec::new();
+    }
+    load::bound_commits(&Options::new(path))
+}
+
 /// The git work tree a file lives in: the nearest directory above it holding `.git`, found on
 /// the path as given first (so it reads as the user wrote it), else on its canonical form.
 fn work_tree_of(file: &Path) -> Option<PathBuf> {

@@ -14,4 +14,4 @@ pub(crate) use history::history;
 pub(crate) use history::read_changes_payload;
 pub(crate) use ledger::{Cycle, Ledger, artefacts};
 pub use options::{DialectChoice, Error, Options};
-pub(crate) use read::{disk_cycle, load, receipt_layouts};
+pub(crate) use read::{bound_commits, disk_cycle, load, receipt_layouts};

@@ -19,6 +19,33 @@ use super::options::{DialectChoice, Error, Options};
 
 /// Opens the repositories and reads the ledger.
 pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
+    load_with(opts, true)
+}
+
+/// The science commits the receipts at the audit head bind (hex, in ledger order, each once),
+/// read without the science repository: what a journal's intake pairs the ledger by, so that
+/// it opens each candidate repository once instead of running the ledger against each
+/// (`specs/intake.md`, "Pairing"). Empty when the ledger cannot be read.
+pub(crate) fn bound_commits(opts: &Options) -> Vec<String> {
+    let Ok(ledger) = load_with(opts, false) else { return Vec::new() };
+    let audit = ledger.audit.local();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for c in &ledger.cycles {
+        let Some(blob) = c.receipt_blob else { continue };
+        let Ok(bytes) = audit.record(blob, &c.file("receipt.json")) else { continue };
+        let Ok(r) = crate::crossaudit::records::receipt::Receipt::parse(&bytes) else { continue };
+        if let Some(sha) = r.sha
+            && seen.insert(sha.clone())
+        {
+            out.push(sha);
+        }
+    }
+    out
+}
+
+/// [`load`], opening the science repository only when `science` is set.
+fn load_with(opts: &Options, science: bool) -> Result<Ledger, Error> {
     let audit = Repo::open(&opts.audit)?.with_delta_cache(DELTA_CACHE);
     let rev = opts.audit_rev.as_deref().unwrap_or("HEAD");
     let audit_head = audit.resolve(rev)?;
@@ -90,7 +117,7 @@ pub(crate) fn load(opts: &Options) -> Result<Ledger, Error> {
             .map(|(n, l)| json::parse(l).map_err(|e| format!("{p} line {}: {e}", n + 1)))
             .collect()
     });
-    let (science, local) = science_repo(opts, &audit, family, &cycles)?;
+    let (science, local) = if science { science_repo(opts, &audit, family, &cycles)? } else { (None, false) };
     Ok(Ledger {
         audit: audit.shared().with_tree_cache().with_delta_cache(DELTA_CACHE),
         audit_head,

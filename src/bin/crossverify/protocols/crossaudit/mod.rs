@@ -105,6 +105,8 @@ pub(crate) enum Command {
         #[arg(long, value_name = "DIR")]
         certificates: Option<PathBuf>,
         #[command(flatten)]
+        journal: crate::submission::QueueArgs,
+        #[command(flatten)]
         cache: scale::CacheArgs,
     },
 }
@@ -172,9 +174,20 @@ impl Command {
             }
             Command::Receipt(args) => receipt(args, env)?,
             Command::Merge { reports, trusted_key } => scale::merge(reports, trusted_key.as_deref(), ctx)?,
-            Command::Batch { list, output_jsonl, resume, certificates, .. } if list.is_dir() => {
+            Command::Batch { list, output_jsonl, resume, certificates, journal, .. } if list.is_dir() => {
                 let certificates = certificates.as_deref();
-                return Ok(Ran::Exit(crate::submission::batch(list, output_jsonl, certificates, *resume, quiet, ctx)));
+                let (out, resume) = (output_jsonl, *resume);
+                return Ok(Ran::Exit(crate::submission::batch(list, out, certificates, resume, journal, quiet, ctx)));
+            }
+            Command::Batch { journal, .. }
+                if journal.trust_store.is_some()
+                    || journal.accept_self_declared_keys
+                    || journal.limits.limits() != crossverify::intake::Limits::default() =>
+            {
+                anyhow::bail!(
+                    "--trust-store, --accept-self-declared-keys and the --max-* limits apply to a folder of \
+                     submissions; a JSON-lines list of ledgers takes neither"
+                )
             }
             Command::Batch { list, output_jsonl, resume, cache, .. } => {
                 return Ok(Ran::Exit(scale::batch(list, output_jsonl, *resume, cache, quiet, ctx)));

@@ -1,5 +1,6 @@
-//! The intake family (`CV-N`): what a journal's verification of a whole submission adds to the
-//! checks of the records it holds, which stay their protocols' own.
+//! The submission family (`CV-N`): what a journal's verification of a whole submission adds to
+//! the checks of the records it holds, which stay their protocols' own. This file imports only
+//! the registry's types: the list of families (`protocols`, a layer below) names it.
 
 use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::{Level, Tone};
@@ -43,6 +44,48 @@ pub static RECORD_VERIFIED: Check = Check {
     spec: "[specs/intake.md#cv-n001](../../specs/intake.md#cv-n001)",
 };
 
+/// Every repository of a submission holds a record or was paired with one.
+pub static REPOSITORY_VERIFIED: Check = Check {
+    code: "CV-N002",
+    name: "submission-repository-unverified",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "Every repository a submission holds was verified: a record was found in it, or a record was paired with it",
+    what: "For each repository found in the submission, at any depth (inside another repository, below a directory \
+           whose name is not UTF-8, inside a nested archive): passes when a record of any protocol lies in it or a \
+           record's command was run with it (a paired science repository); `cantTell` naming the repository and \
+           the reason when neither holds (no record found in it, its `HEAD` unreadable).",
+    why: "\"Verified\" means every record the submission holds was verified. A repository that drops out of the \
+          report silently could hold the record the verdict should have been about: one good record must not hide \
+          a repository nobody looked at.",
+    example: "CV-N002 cantTell submission.zip/paper/supplement: a git repository in which no record of any protocol \
+              was found, and with which no record was paired",
+    spec: "[specs/intake.md#cv-n002](../../specs/intake.md#cv-n002)",
+};
+
+/// The keys a record was verified with are the journal's, not the authors' own.
+pub static TRUST_ANCHORS_GIVEN: Check = Check {
+    code: "CV-N003",
+    name: "trust-anchors-self-declared",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "A record's signatures were verified against trust anchors the journal gave, not ones the submission declares",
+    what: "For each record verified with a trust store: passes when the store is the journal's (`--trust-store`); \
+           `cantTell` when it arrived inside the submission (the authors' own claim of whose keys count), naming \
+           the file and the flag that decides it: `--trust-store FILE` with the journal's anchors, or \
+           `--accept-self-declared-keys` when the journal accepts the authors' keys (then `passed`, and the \
+           report and certificate say the keys are self-declared).",
+    why: "A signature proves only that the holder of a key signed. Keys the authors ship beside their own evidence \
+          let them sign anything and vouch for it themselves: verified evidence needs anchors the verifier trusts \
+          for reasons of its own.",
+    example: "CV-N003 cantTell stories: signatures verified only against submission.zip/trust-store.json, which the \
+              submission declares itself; pass --trust-store FILE (the journal's anchors) or \
+              --accept-self-declared-keys",
+    spec: "[specs/intake.md#cv-n003](../../specs/intake.md#cv-n003)",
+};
+
 /// A signed verification summary is well formed.
 pub static SUMMARY_WELL_FORMED: Check = Check {
     code: "CV-N101",
@@ -64,4 +107,4 @@ pub static SUMMARY_WELL_FORMED: Check = Check {
 };
 
 /// Checks of the family.
-pub static CHECKS: &[&Check] = &[&RECORD_VERIFIED, &SUMMARY_WELL_FORMED];
+pub static CHECKS: &[&Check] = &[&RECORD_VERIFIED, &REPOSITORY_VERIFIED, &TRUST_ANCHORS_GIVEN, &SUMMARY_WELL_FORMED];

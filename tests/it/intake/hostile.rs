@@ -1,0 +1,344 @@
+//! Issue 46, the third hardening of the intake, as a hostile author attacks it: each property of
+//! the issue built as a real submission (git repositories made by git, archives made by the
+//! archive crates), each of which got a verdict it should not have before the fix.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{AT, Sandbox, bundle, json, sandbox, stderr, tar_gz_dir, zip_dir};
+use crate::support;
+
+/// A git repository at `dir` holding a copy of a real CrossExam transcript in `_Msg/`,
+/// committed with a pinned author and date.
+fn transcript_repo(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("dir");
+    support::git(dir, &["init", "--quiet", "-b", "main"]);
+    let src = support::root().join("test-vectors/crossexam/real/clean-two-seat/_Msg");
+    support::copy_dir(&src, &dir.join("_Msg"));
+    commit_all(dir);
+}
+
+fn commit_all(dir: &Path) {
+    support::git(dir, &["add", "-A"]);
+    support::git(
+        dir,
+        &[
+            "-c",
+            "user.name=Author",
+            "-c",
+            "user.email=author@example.org",
+            "commit",
+            "--quiet",
+            "--date=2026-01-02T03:04:05Z",
+            "-m",
+            "records",
+        ],
+    );
+}
+
+fn records(r: &Value) -> Vec<(String, String)> {
+    r["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|x| {
+            (x["record"].as_str().unwrap_or_default().to_owned(), x["what"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+fn results_of<'a>(r: &'a Value, code: &str) -> Vec<&'a Value> {
+    r["results"].as_array().expect("results").iter().filter(|x| x["code"] == code).collect()
+}
+
+/// §1: a repository nested inside another one's work tree, and one below a directory whose name
+/// is not UTF-8, are found and verified like the others; a ledger repository holding a
+/// CrossExam `_Msg/` gives both records. Before: the nested repository and the transcript were
+/// covered by the ledger's record and never asked, and the non-UTF-8 path was looked up under a
+/// lossy name that does not exist.
+#[test]
+fn every_repository_and_every_protocols_record_is_verified() {
+    let sb = sandbox();
+    transcript_repo(&sb.side.join("science/paper/supplement"));
+    support::copy_dir(
+        &support::root().join("test-vectors/crossexam/real/claim-and-concede/_Msg"),
+        &sb.side.join("audit/_Msg"),
+    );
+    #[cfg(unix)]
+    let odd = {
+        use std::os::unix::ffi::OsStrExt as _;
+        let odd = sb.side.join(std::ffi::OsStr::from_bytes(b"data-\xff"));
+        transcript_repo(&odd.join("inner"));
+        odd
+    };
+    let o = sb.run(&["verify", "side", "--verified-at", AT, "--format", "json"]);
+    let r = json(&o);
+    let found = records(&r);
+    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"side/science/paper/supplement/_Msg"), "{found:?}");
+    assert!(names.contains(&"side/audit/_Msg"), "{found:?}");
+    assert!(found.iter().any(|(n, w)| n == "side/audit" && w.contains("CrossAudit")), "{found:?}");
+    #[cfg(unix)]
+    {
+        assert!(names.contains(&"side/data-\\xff/inner/_Msg"), "{found:?}");
+        assert!(odd.exists());
+    }
+    // Every repository is named with a CV-N002 result, the nested one too.
+    let repos: Vec<&str> = results_of(&r, "CV-N002").iter().filter_map(|x| x["subject"].as_str()).collect();
+    assert!(repos.contains(&"side/science/paper/supplement"), "{repos:?}");
+    sb.assert_tmp_empty();
+}
+
+/// §1: `verify PATH` on a directory holding more than one protocol's records is refused as
+/// ambiguous (exit 2) with the commands, `verify --submission PATH` among them. Before: a
+/// ledger repository with a transcript in it exited 0 on the ledger alone.
+#[test]
+fn verify_path_refuses_a_directory_it_would_verify_only_in_part() {
+    let sb = sandbox();
+    support::copy_dir(
+        &support::root().join("test-vectors/crossexam/real/claim-and-concede/_Msg"),
+        &sb.side.join("audit/_Msg"),
+    );
+    let o = sb.run(&["verify", "side/audit", "--science", "side/science"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("crossverify verify --submission side/audit"), "{e}");
+    assert!(e.contains("crossverify transcript side/audit/_Msg"), "{e}");
+}
+
+/// A zip holding `files` (name, bytes), with a pinned time.
+fn zip_of(out: &Path, files: &[(&str, &[u8])]) {
+    use std::io::Write as _;
+    let mut w = zip::ZipWriter::new(std::fs::File::create(out).expect("zip"));
+    let opts = zip::write::SimpleFileOptions::default()
+        .last_modified_time(zip::DateTime::from_date_and_time(2026, 1, 2, 3, 4, 5).expect("date"));
+    for (name, data) in files {
+        w.start_file(*name, opts).expect("member");
+        w.write_all(data).expect("write");
+    }
+    w.finish().expect("finish zip");
+}
+
+/// An archive's members: name and bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// Runs `verify SUBMISSION` twice, once with the decoy repository the submission points at
+/// present and once without it: both are refused (exit 2) with the same bytes, naming `want`.
+fn refused_with_and_without_decoy(sb: &Sandbox, submission: &str, decoy: &Path, want: &str) {
+    let args = ["verify", submission, "--verified-at", AT, "--format", "json"];
+    let with = sb.run(&args);
+    let hidden = decoy.with_extension("away");
+    std::fs::rename(decoy, &hidden).expect("hide the decoy");
+    let without = sb.run(&args);
+    std::fs::rename(&hidden, decoy).expect("restore the decoy");
+    assert_eq!(with.status.code(), Some(2), "{submission}: {}", stderr(&with));
+    assert!(stderr(&with).contains(want), "{submission}: {}", stderr(&with));
+    assert!(stderr(&with).contains("leads outside the submission"), "{submission}: {}", stderr(&with));
+    assert_eq!((&with.stdout, stderr(&with)), (&without.stdout, stderr(&without)), "{submission}");
+    sb.assert_tmp_empty();
+}
+
+/// §2: every git indirection that leads outside the received tree is refused, whether the
+/// repository it would reach is there or not. Before: a 557-byte zip whose `.git` held only a
+/// `commondir` naming a repository of the verifying machine was verified against it.
+#[test]
+fn no_git_indirection_reads_outside_the_submission() {
+    let sb = sandbox();
+    // The decoy: a genuine paired ledger on the verifying machine, outside every submission.
+    let decoy = sb.root.join("decoy");
+    support::copy_dir(&sb.side, &decoy);
+    let decoy_git = decoy.join("audit/.git");
+    let decoy_s = decoy_git.display().to_string();
+    let objects = decoy_git.join("objects").display().to_string();
+    let cases: Vec<(&str, Files, &str)> = vec![
+        ("commondir", vec![("audit/.git/commondir".into(), decoy_s.clone().into_bytes())], "commondir"),
+        (
+            "alternates",
+            vec![
+                ("audit/.git/HEAD".into(), b"ref: refs/heads/main\n".to_vec()),
+                ("audit/.git/objects/info/alternates".into(), format!("{objects}\n").into_bytes()),
+                ("audit/.git/refs/heads/.keep".into(), Vec::new()),
+            ],
+            "an object alternate",
+        ),
+        ("gitfile", vec![("audit/.git".into(), format!("gitdir: {decoy_s}\n").into_bytes())], "gitdir"),
+        (
+            "include",
+            vec![
+                ("audit/.git/HEAD".into(), b"ref: refs/heads/main\n".to_vec()),
+                ("audit/.git/objects/.keep".into(), Vec::new()),
+                ("audit/.git/config".into(), format!("[include]\n\tpath = {decoy_s}/config\n").into_bytes()),
+            ],
+            "a configuration include",
+        ),
+        (
+            "http-alternates",
+            vec![
+                ("audit/.git/HEAD".into(), b"ref: refs/heads/main\n".to_vec()),
+                ("audit/.git/objects/info/http-alternates".into(), b"https://example.org/objects\n".to_vec()),
+            ],
+            "an http-alternates list",
+        ),
+    ];
+    for (name, files, want) in cases {
+        let path = sb.root.join(format!("{name}.zip"));
+        let owned: Vec<(&str, &[u8])> = files.iter().map(|(n, d)| (n.as_str(), d.as_slice())).collect();
+        zip_of(&path, &owned);
+        refused_with_and_without_decoy(&sb, &format!("{name}.zip"), &decoy, want);
+    }
+    // A folder given in place: a symlinked object store, which an archive could not carry.
+    #[cfg(unix)]
+    {
+        let folder = sb.root.join("linked");
+        support::copy_dir(&sb.side, &folder);
+        let objects = folder.join("audit/.git/objects");
+        std::fs::remove_dir_all(&objects).expect("objects");
+        std::os::unix::fs::symlink(decoy_git.join("objects"), &objects).expect("link");
+        refused_with_and_without_decoy(&sb, "linked", &decoy, "a symlink");
+    }
+}
+
+/// §2: grafts and replace refs naming an object the submission lacks are refused.
+#[test]
+fn history_substitutions_naming_missing_objects_are_refused() {
+    let sb = sandbox();
+    let folder = sb.root.join("grafted");
+    support::copy_dir(&sb.side, &folder);
+    let info = folder.join("audit/.git/info");
+    std::fs::create_dir_all(&info).expect("info");
+    let head = String::from_utf8(support::git(&folder.join("audit"), &["rev-parse", "HEAD"])).expect("hex");
+    std::fs::write(info.join("grafts"), format!("{} {}\n", head.trim(), "1".repeat(40))).expect("grafts");
+    let o = sb.run(&["verify", "grafted", "--verified-at", AT]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("info/grafts line 1 names the object 1111"), "{}", stderr(&o));
+}
+
+/// §2: git's environment variables of the verifying machine change nothing.
+#[test]
+fn git_environment_variables_reach_no_verification() {
+    let sb = sandbox();
+    let decoy = sb.root.join("decoy");
+    support::copy_dir(&sb.side, &decoy);
+    let args = ["verify", "side", "--verified-at", AT, "--format", "json"];
+    let clean = sb.run(&args);
+    let d = decoy.join("audit/.git");
+    let o = support::crossverify()
+        .current_dir(&sb.root)
+        .env("TMPDIR", &sb.tmp)
+        .env("GIT_DIR", &d)
+        .env("GIT_COMMON_DIR", &d)
+        .env("GIT_OBJECT_DIRECTORY", d.join("objects"))
+        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", d.join("objects"))
+        .env("GIT_CONFIG_PARAMETERS", "'core.worktree'='/'")
+        .args(args)
+        .output()
+        .expect("runs");
+    assert_eq!(clean.status.code(), o.status.code(), "{}", stderr(&o));
+    assert_eq!(clean.stdout, o.stdout);
+}
+
+/// §3: archives nested in archives are taken to the nesting limit, their records found; one
+/// level more is refused naming the flag. Before: anything below the first level was
+/// silently left out.
+#[test]
+fn nested_archives_are_taken_to_the_limit_and_refused_past_it() {
+    let sb = sandbox();
+    let inner = sb.root.join("inner");
+    std::fs::create_dir_all(&inner).expect("inner");
+    bundle(&sb.bare.join("science"), &inner.join("science.bundle"));
+    bundle(&sb.bare.join("audit"), &inner.join("audit.bundle"));
+    tar_gz_dir(&inner, "inner", &sb.root.join("level2.tar.gz"));
+    let outer = sb.root.join("outer");
+    std::fs::create_dir_all(&outer).expect("outer");
+    std::fs::copy(sb.root.join("level2.tar.gz"), outer.join("level2.tar.gz")).expect("copy");
+    zip_dir(&outer, "outer", &sb.root.join("level1.zip"));
+    let o = sb.run(&["verify", "level1.zip", "--verified-at", AT, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert!(records(&r).iter().any(|(_, w)| w.contains("CrossAudit ledger")), "{:?}", records(&r));
+    let o = sb.run(&["verify", "level1.zip", "--max-nesting", "1", "--verified-at", AT]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--max-nesting"), "{}", stderr(&o));
+    sb.assert_tmp_empty();
+}
+
+/// §3: a tar.gz of hard links (a few kilobytes that would write hundreds of megabytes) is
+/// refused by the written-bytes budget, naming the ratio and its flag.
+#[test]
+fn hard_link_bombs_are_refused_by_what_is_written() {
+    let sb = sandbox();
+    let mut b = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(8 << 20);
+    h.set_mode(0o644);
+    b.append_data(&mut h, "paper/data.bin", std::io::Read::take(std::io::repeat(7), 8 << 20)).expect("member");
+    for i in 0..40 {
+        let mut l = tar::Header::new_gnu();
+        l.set_entry_type(tar::EntryType::Link);
+        l.set_size(0);
+        b.append_link(&mut l, format!("paper/copy{i}.bin"), "paper/data.bin").expect("link");
+    }
+    let tar = b.into_inner().expect("tar");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, &tar).expect("gzip");
+    std::fs::write(sb.root.join("links.tar.gz"), gz.finish().expect("gzip")).expect("write");
+    let o = sb.run(&["verify", "links.tar.gz", "--verified-at", AT]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--max-expansion-ratio"), "{}", stderr(&o));
+    sb.assert_tmp_empty();
+}
+
+/// §4: every entry of a queue gets a line, whatever bytes its name holds; `--resume` keeps a
+/// line only while the submission's every byte and the run's stamp (trust anchors, flags,
+/// limits, build) are unchanged. Before: a non-UTF-8 entry got no line and the batch exited 0,
+/// and a line survived its claims file being changed to a false figure.
+#[test]
+fn a_queue_gives_every_entry_a_line_and_resumes_only_what_is_unchanged() {
+    let sb = sandbox();
+    let queue = sb.root.join("queue");
+    std::fs::create_dir_all(&queue).expect("queue");
+    support::copy_dir(&sb.side, &queue.join("paper-a"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::fs::write(queue.join(std::ffi::OsStr::from_bytes(b"paper-\xfe.zip")), b"not an archive").expect("odd");
+    }
+    let out = sb.root.join("out.jsonl");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["batch", "queue", "--output-jsonl", "out.jsonl"];
+        a.extend_from_slice(extra);
+        sb.run(&a)
+    };
+    let lines = || -> Vec<Value> {
+        std::fs::read_to_string(&out)
+            .expect("out")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect()
+    };
+    let o = run(&[]);
+    let first = lines();
+    #[cfg(unix)]
+    {
+        assert_eq!(first.len(), 2, "{first:?}");
+        assert!(first.iter().any(|l| l["id"] == "paper-\\xfe.zip" && l["exitCode"] == 2), "{first:?}");
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    }
+    let paper = first.iter().find(|l| l["id"] == "paper-a").expect("paper-a");
+    assert_eq!(paper["exitCode"], 0, "{paper}");
+    // Unchanged: taken from the file.
+    run(&["--resume"]);
+    assert_eq!(lines().len(), first.len() + usize::from(cfg!(unix)), "only the exit-2 line is verified again");
+    // A file changed inside the submission's work tree: verified again.
+    std::fs::write(queue.join("paper-a/science/NOTES.md"), "changed\n").expect("edit");
+    let before = lines().len();
+    run(&["--resume"]);
+    let after = lines();
+    assert!(after[before..].iter().any(|l| l["id"] == "paper-a"), "{after:?}");
+    // Another trust store for the same bytes: verified again.
+    let before = after.len();
+    let store = support::root().join("test-vectors/proof-or-stop/keys/trust-store.json");
+    run(&["--resume", "--trust-store", store.to_str().expect("UTF-8")]);
+    assert!(lines()[before..].iter().any(|l| l["id"] == "paper-a"), "a new trust store keeps no line");
+}
