@@ -345,7 +345,10 @@ mod tests {
     use super::*;
 
     /// Proof-or-Stop evidence is recognised at the front door; without the repository and the
-    /// trust store it needs, the detection names them and the exact command.
+    /// trust store it needs, the detection names them and the exact command. Any directory
+    /// holding signed records (a story's, a directory of stories, a receipt beside the
+    /// findings) goes to the floor, with the `repo` and `trust-store` a submission gives; only
+    /// unsigned findings go to the statistics, and say so.
     #[test]
     fn proof_or_stop_evidence_is_detected_and_asks_for_what_it_needs() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("test-vectors/proof-or-stop");
@@ -365,6 +368,31 @@ mod tests {
         assert!(found.run.is_err());
         let stories = detect(&root.join("stats"), Given::default()).expect("findings");
         assert!(stories.run.is_ok() && stories.command.starts_with("crossverify stats "));
+        assert!(stories.what.contains("no signed record"), "{}", stories.what);
+        // Every scenario of floor/ is a story with signed verdicts: the directory is theirs.
+        let scenarios = root.join("floor");
+        let found = detect(&scenarios, Given::default()).expect("a directory of stories");
+        assert!(found.what.contains("directory of Proof-or-Stop evidence directories"), "{}", found.what);
+        assert_eq!(
+            found.command,
+            format!("crossverify floor {} --repo <REPO> --trust-store <TRUST-STORE>", scenarios.display())
+        );
+        assert!(found.run.err().expect("needs the live state").contains("--repo and --trust-store"));
+        let store = root.join("keys/trust-store.json");
+        let both = [("science", repo.as_path()), ("repo", repo.as_path()), ("trust-store", store.as_path())];
+        let found = detect(&scenarios, Given(&both)).expect("a directory of stories");
+        assert!(found.run.is_ok(), "a submission's repository and trust store are taken");
+        assert!(found.command.ends_with(&format!("--repo {} --trust-store {}", repo.display(), store.display())));
+        let tmp = tempfile::tempdir().expect("tmp");
+        let story = tmp.path().join("B-0001");
+        std::fs::create_dir_all(story.join("receipts")).expect("mkdir");
+        std::fs::copy(root.join("stats/B-0001/findings.json"), story.join("findings.json")).expect("findings");
+        assert!(detect(&story, Given::default()).expect("findings").command.starts_with("crossverify stats "));
+        std::fs::copy(root.join("golden/bundle.json"), story.join("receipts/done.json")).expect("receipt");
+        for p in [&story, &tmp.path().to_path_buf()] {
+            let found = detect(p, Given::default()).expect("signed evidence");
+            assert!(found.command.starts_with("crossverify floor ") && found.run.is_err(), "{}", found.command);
+        }
         assert_eq!(stats_adapter(&root.join("stats")).recognises.map(|r| r(&root.join("stats"))), Some(true));
     }
 

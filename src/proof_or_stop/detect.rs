@@ -1,7 +1,9 @@
 //! `crossverify verify PATH`, Proof-or-Stop's side: a receipt bundle (by its media type), a
-//! story's evidence directory (`verdicts/` beside `findings.json`) or stories' findings. A
-//! bundle and an evidence directory are verified against the live state of a repository with
-//! a trust store; when either was not given, the detection names the exact command to run.
+//! story's evidence directory or a directory of them holding signed records (`evidence.rs`),
+//! or stories' unsigned findings. A bundle and signed evidence are verified against the live
+//! state of a repository with a trust store (`--repo` and `--trust-store`, which a submission
+//! gives as `repo` and `trust-store`); when either was not given, the detection names the
+//! exact command to run. Unsigned findings get their statistics, marked as verifying nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -26,35 +28,44 @@ pub fn detect(path: &Path, given: Given<'_>) -> Option<Detection> {
             })
         });
     }
-    if path.join("verdicts").is_dir() && path.join("findings.json").is_file() {
-        return Some(needs_live_state(
-            "a Proof-or-Stop evidence directory (verdicts/ and findings.json)",
-            "floor",
-            path,
-            given,
-            |evidence, repo, store| {
-                let sources = super::live::Sources { dir: Some(evidence.clone()), ..Default::default() };
-                super::floor(&super::FloorOptions {
-                    evidence,
-                    repo,
-                    rev: None,
-                    trust_store: store,
-                    rounds: None,
-                    per_round: None,
-                    sources,
-                })
-            },
-        ));
+    let stories = super::evidence::stories(path);
+    let signed = stories.iter().filter(|s| super::evidence::holds_signed(s)).count();
+    if signed > 0 {
+        // Signed records mean something only once verified: a directory holding any goes to
+        // the floor and the done gate, whatever else it holds, never to the statistics alone.
+        let what = if stories.first().is_some_and(|s| s == path) {
+            "a Proof-or-Stop evidence directory (a story's signed records and findings.json)".to_owned()
+        } else {
+            format!(
+                "a directory of Proof-or-Stop evidence directories ({} stories, {signed} holding signed records)",
+                stories.len()
+            )
+        };
+        return Some(needs_live_state(&what, "floor", path, given, |evidence, repo, store| {
+            let sources = super::live::Sources { dir: Some(evidence.clone()), ..Default::default() };
+            super::floor(&super::FloorOptions {
+                evidence,
+                repo,
+                rev: None,
+                trust_store: store,
+                rounds: None,
+                per_round: None,
+                sources,
+            })
+        }));
     }
     super::stats::is_evidence(path).then(|| {
         let p = path.to_owned();
         Detection {
-            what: "Proof-or-Stop review findings (findings.json)".to_owned(),
+            what: "Proof-or-Stop review findings (findings.json, no signed record)".to_owned(),
             command: format!("crossverify stats {shown}"),
             run: Ok(Box::new(move |_| {
                 let opts =
                     crate::stats::Options { path: &p, rev: None, claims: None, science: None, science_rev: None };
-                Ok(crate::stats::command(&opts, || super::stats::read(&p))?)
+                let mut report = crate::stats::command(&opts, || super::stats::read(&p))?;
+                report.results.push(super::floor::not_run_on_unsigned(&p));
+                report.finish();
+                Ok(report)
             })),
         }
     })

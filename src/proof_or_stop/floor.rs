@@ -327,11 +327,23 @@ fn floor_result(
     (CheckResult::new(&FLOOR, floor_outcome, subject, msg).with("assurance", assurance), met, assurance)
 }
 
-/// `crossverify floor`.
+/// `crossverify floor`: over one story's evidence directory, or over a directory of them
+/// (each story gated alone, in one report).
 ///
 /// # Errors
-/// [`Error`] when an input cannot be read or the live state cannot be established.
+/// [`Error`] when an input cannot be read or the live state cannot be established (for any
+/// story of a directory of them: a story left unverified leaves the directory unverified).
 pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
+    let stories = super::evidence::stories(&o.evidence);
+    match stories.as_slice() {
+        [] => floor_story(o),
+        [one] if *one == o.evidence => floor_story(o),
+        many => floor_stories(o, many),
+    }
+}
+
+/// The floor and the done gate of one story.
+fn floor_story(o: &FloorOptions) -> Result<Report, Error> {
     let store = load_trust(&Trust::Store(o.trust_store.clone()))?;
     let fpath = o.evidence.join("findings.json");
     let findings: Findings = review::findings(&read_input(&fpath, review::MAX_FINDINGS_BYTES as u64 + 1)?)
@@ -343,6 +355,13 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     if results.is_empty() {
         let m = format!("all {} review records verified", records.len());
         results.push(CheckResult::new(&RECORD_REJECTED, O::Passed, "verdicts/", m));
+    }
+    // A signed record elsewhere in the story (a receipt, a done claim) is not one the floor
+    // reads: it is named, so that its signature is never taken as verified by this run.
+    for name in super::evidence::signed_outside_verdicts(&o.evidence) {
+        let m = "a signed record outside verdicts/: the floor reads verdicts/*.json only, so it is not verified \
+                 here and counts for nothing (`crossverify bundle` verifies a receipt bundle)";
+        results.push(CheckResult::new(&RECORD_REJECTED, O::Untested, &name, m));
     }
     let (r_need, k_need) = requirement(o, &live.policy)?;
     let k = usize::try_from(k_need).ok().filter(|k| (1..=MAX_PER_ROUND).contains(k)).ok_or_else(|| {
@@ -386,6 +405,101 @@ pub fn floor(o: &FloorOptions) -> Result<Report, Error> {
     report.hints.headline = Some(("assurance".into(), assurance.into()));
     report.finish();
     Ok(report)
+}
+
+/// What `verify` adds to the statistics of stories holding only unsigned findings: the floor
+/// was not run, since nothing signed is there to run it on. `untested` makes the run
+/// inconclusive (exit 3), so figures of a file anyone can write never read as verified evidence.
+#[must_use]
+pub fn not_run_on_unsigned(path: &std::path::Path) -> CheckResult {
+    CheckResult::new(
+        &FLOOR,
+        O::Untested,
+        path.display().to_string(),
+        "no signed review record, receipt or done claim: the review floor and the done gate were not run, and the \
+         figures are those of the unsigned findings.json, which anyone can write; nothing here is verified evidence",
+    )
+}
+
+/// Assurance words from the weakest to the strongest: a directory of stories has its weakest
+/// story's.
+const ASSURANCE: [&str; 3] = ["none", "degraded-single-host", "full-quorum"];
+
+/// The floor and the done gate of each story of a directory of them, in one report: every
+/// result under its story's directory name, the sections by story, the tables with a story
+/// column. The live configuration is read beside each story when it was to be read beside
+/// the directory.
+fn floor_stories(o: &FloorOptions, stories: &[PathBuf]) -> Result<Report, Error> {
+    let mut each: Vec<(String, Report)> = Vec::new();
+    for dir in stories {
+        let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let mut one = o.clone();
+        one.evidence.clone_from(dir);
+        if o.sources.dir.as_deref() == Some(o.evidence.as_path()) {
+            one.sources.dir = Some(dir.clone());
+        }
+        let report = floor_story(&one).map_err(|e| Error::Input(format!("story {}: {e}", dir.display())))?;
+        each.push((name, report));
+    }
+    let mut report = Report::new("floor");
+    report.input("evidence", o.evidence.display().to_string());
+    report.input("stories", each.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>());
+    let mut sections: BTreeMap<&str, serde_json::Map<String, Value>> = BTreeMap::new();
+    let mut weakest = ASSURANCE.len() - 1;
+    for (name, r) in &each {
+        for (k, v) in &r.inputs {
+            match k.as_str() {
+                // The largest requirement any story was held to.
+                "rounds" | "perRound" => {
+                    let top = report.inputs.get(k).and_then(Value::as_i64).max(v.as_i64());
+                    report.input(k, top);
+                }
+                "evidence" => {}
+                _ => {
+                    report.inputs.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+        report.results.extend(r.results.iter().cloned().map(|mut x| {
+            x.subject = format!("{name}/{}", x.subject);
+            x
+        }));
+        for (k, v) in &r.sections {
+            sections.entry(k.as_str()).or_default().insert(name.clone(), v.clone());
+        }
+        let word = r.sections.get("floor").and_then(|f| f["assurance"].as_str()).unwrap_or("none");
+        weakest = weakest.min(ASSURANCE.iter().position(|a| *a == word).unwrap_or(0));
+        for v in &r.views {
+            add_story_rows(&mut report.views, name, v);
+        }
+    }
+    let met = sections.get("floor").is_some_and(|m| m.values().all(|v| v["met"] == true));
+    let blocked = sections.get("doneGate").is_some_and(|m| m.values().any(|v| v["blocked"] == true));
+    let assurance = ASSURANCE[weakest];
+    let floor = sections.remove("floor").unwrap_or_default();
+    let gate = sections.remove("doneGate").unwrap_or_default();
+    report.section("floor", json!({"assurance": assurance, "met": met, "stories": floor}));
+    report.section("doneGate", json!({"blocked": blocked, "stories": gate}));
+    for (k, v) in sections {
+        report.section(k, json!({"stories": v}));
+    }
+    report.hints.headline = Some(("assurance".into(), assurance.into()));
+    report.finish();
+    Ok(report)
+}
+
+/// Adds a story's table rows to the combined report's table of the same id (created on
+/// first use), under a leading story column.
+fn add_story_rows(views: &mut Vec<View>, story: &str, view: &View) {
+    let View::Table(t) = view else { return };
+    let rows = t.rows.iter().map(|r| std::iter::once(Value::from(story)).chain(r.iter().cloned()).collect());
+    if let Some(View::Table(mine)) = views.iter_mut().find(|v| matches!(v, View::Table(m) if m.id == t.id)) {
+        mine.rows.extend(rows);
+        return;
+    }
+    let mut columns = vec!["story".to_owned()];
+    columns.extend(t.columns.iter().cloned());
+    views.push(View::Table(Table { columns, rows: rows.collect(), ..t.clone() }));
 }
 
 /// Every finding that keeps the story from done, or is advisory for it, with why.

@@ -9,6 +9,7 @@ mod checks;
 mod commands;
 pub mod detect;
 pub mod envelope;
+pub mod evidence;
 pub mod floor;
 pub mod format;
 pub mod identity;

@@ -8,15 +8,15 @@ use crate::stats::Adapter;
 pub const NAME: &str = "Proof-or-Stop";
 
 /// What its detector looks for, for the message when no protocol recognises a path.
-pub const RECOGNISES: &str =
-    "Proof-or-Stop evidence (a receipt bundle, a story's evidence directory or stories' findings.json)";
+pub const RECOGNISES: &str = "Proof-or-Stop evidence (a receipt bundle, a story's evidence directory or a \
+                              directory of them, or stories' findings.json)";
 
 pub use super::checks::FAMILY;
 
 /// Its checks.
 pub static CHECKS: &[&[&Check]] = &[super::CHECKS];
 
-/// `crossverify verify PATH`: bundles, evidence directories and findings.
+/// `crossverify verify PATH`: bundles, signed evidence (to the floor) and unsigned findings.
 pub const DETECT: Option<Detector> = Some(super::detect::detect);
 
 /// `crossverify stats PATH`: review findings, one cycle per round.

@@ -205,3 +205,115 @@ fn output_is_the_same_for_any_thread_count() {
         assert_eq!(out("1"), out("4"), "{args:?}");
     }
 }
+
+/// A story directory copied from a floor scenario, with the live configuration beside it (as
+/// the floor reads it from its evidence directory); `forged` replaces every signature of its
+/// review verdicts by 64 zero bytes.
+fn story_from(scenario: &str, dst: &std::path::Path, forged: bool) {
+    support::copy_dir(&pos("floor").join(scenario), dst);
+    for f in ["policy.json", "command-set.json", "scope.json"] {
+        std::fs::copy(pos("config").join(f), dst.join(f)).expect("config");
+    }
+    if !forged {
+        return;
+    }
+    for e in std::fs::read_dir(dst.join("verdicts")).expect("verdicts") {
+        let p = e.expect("entry").path();
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("JSON");
+        for s in v["dsseEnvelope"]["signatures"].as_array_mut().expect("signatures") {
+            s["sig"] = STD.encode([0u8; 64]).into();
+        }
+        std::fs::write(&p, serde_json::to_vec_pretty(&v).expect("JSON")).expect("write");
+    }
+}
+
+fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().expect("utf-8")
+}
+
+const GIVEN: [&str; 4] = ["--repo", "repos/golden.git", "--trust-store", "keys/trust-store.json"];
+
+/// A directory of stories whose review verdicts carry all-zero signatures is verified by the
+/// floor and the done gate, never only summarised: `verify` without the repository and the
+/// trust store is refused (exit 2) with the floor command, and with them fails (exit 1) as
+/// `floor` does on each story and on the directory; one authentic story beside a forged one
+/// buys nothing, and the authentic stories alone verify (exit 0).
+#[test]
+fn verify_runs_the_floor_over_stories_with_signed_evidence() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let forged = tmp.path().join("forged");
+    story_from("full-quorum", &forged.join("B-0001"), true);
+    let (code, err) = cli(&["verify", path_str(&forged)]);
+    assert_eq!(code, Some(2), "{err}");
+    let wanted = format!("`crossverify floor {} --repo <REPO> --trust-store <TRUST-STORE>`", forged.display());
+    assert!(err.contains(&wanted) && err.contains("--repo and --trust-store"), "{err}");
+    let with = |cmd: &str, dir: &std::path::Path| cli(&[&[cmd, path_str(dir)][..], &GIVEN[..]].concat());
+    assert_eq!(with("floor", &forged.join("B-0001")).0, Some(1));
+    assert_eq!(with("floor", &forged).0, Some(1), "{}", with("floor", &forged).1);
+    assert_eq!(with("verify", &forged).0, Some(1), "{}", with("verify", &forged).1);
+    let mixed = tmp.path().join("mixed");
+    story_from("full-quorum", &mixed.join("a"), false);
+    story_from("full-quorum", &mixed.join("b"), true);
+    assert_eq!(with("verify", &mixed).0, Some(1), "one authentic story does not cover a forged one");
+    let authentic = tmp.path().join("authentic");
+    story_from("full-quorum", &authentic.join("a"), false);
+    story_from("full-quorum", &authentic.join("b"), false);
+    assert_eq!(with("verify", &authentic), (Some(0), with("verify", &authentic).1));
+    assert_eq!(with("floor", &authentic).0, Some(0));
+}
+
+/// Signed records are signed evidence wherever they lie in a story: a receipt bundle beside
+/// `findings.json`, with no `verdicts/`, makes the story evidence for the floor (which it then
+/// does not meet), not statistics; the floor names the signed record it does not read.
+#[test]
+fn a_signed_receipt_beside_findings_is_evidence_for_the_floor() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let story = tmp.path().join("B-0001");
+    story_from("full-quorum", &story, false);
+    std::fs::remove_dir_all(story.join("verdicts")).expect("rm");
+    std::fs::create_dir(story.join("receipts")).expect("mkdir");
+    std::fs::copy(pos("golden/bundle.json"), story.join("receipts/done.json")).expect("receipt");
+    let (code, err) = cli(&["verify", path_str(&story)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("`crossverify floor {} --repo <REPO>", story.display())), "{err}");
+    let out = support::crossverify()
+        .args(["--format", "json", "verify", path_str(&story)])
+        .args(GIVEN)
+        .current_dir(pos(""))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let unread = r["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|x| x["code"] == "CV-P103" && x["subject"] == "receipts/done.json")
+        .unwrap_or_else(|| panic!("the receipt is named: {r}"));
+    assert_eq!(unread["outcome"], "untested", "{unread}");
+}
+
+/// Stories holding only unsigned `findings.json` stay statistics, but `verify` does not call
+/// them verified: the floor was not run, so the run is inconclusive (exit 3) and says that
+/// nothing signed was verified. `stats` on the same directory still gives its figures (exit 0).
+#[test]
+fn unsigned_findings_alone_are_not_verified_evidence() {
+    let out = support::crossverify()
+        .args(["--format", "json", "verify", "stats"])
+        .current_dir(pos(""))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(r["outcome"], "inconclusive");
+    let floor = r["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|x| x["code"] == "CV-P101")
+        .unwrap_or_else(|| panic!("the floor's result: {r}"));
+    assert_eq!(floor["outcome"], "untested");
+    assert!(floor["message"].as_str().is_some_and(|m| m.contains("no signed")), "{floor}");
+    assert_eq!(r["stats"]["cycles"], 3, "the figures are still there");
+    assert_eq!(cli(&["stats", "stats"]).0, Some(0));
+}
