@@ -54,7 +54,7 @@ impl Tally {
     fn score(&self) -> String {
         let given = self.cases - self.not_run - self.unsupported;
         if given == 0 {
-            return "not run".into();
+            return if self.unsupported > 0 { "declined every case" } else { "not run" }.into();
         }
         // Tenths of a percent, rounded down, so 99.96% never reads as 100%.
         let tenths = self.as_required * 1000 / given;
@@ -135,11 +135,14 @@ fn given_name(imp: &Implementation) -> String {
 }
 
 fn result(imp: &Implementation, case: &Case, answer: &Answer, score: Score) -> CheckResult {
+    // The exit code is the report's verdict over these outcomes, so it says what the columns'
+    // `allAsRequired` say: passed only for a case decided as required. A case declined (exit 77,
+    // or an operation the probe does not claim) was not decided, so it is untested, not
+    // inapplicable: an adapter that declines everything would otherwise be verified (issue 46).
     let outcome = match score {
         Score::AsRequired => Outcome::Passed,
         Score::FalseAccept | Score::FalseReject | Score::Error => Outcome::Failed,
-        Score::NotRun => Outcome::Untested,
-        Score::Unsupported => Outcome::Inapplicable,
+        Score::NotRun | Score::Unsupported => Outcome::Untested,
     };
     let said = match answer.detail() {
         Some(d) => format!("{} ({d})", answer.word()),
@@ -303,7 +306,7 @@ fn matrix(ran: &Ran) -> Table {
         title: "Matrix: one row per case, one column per implementation".into(),
         columns,
         rows,
-        note: Some("✓ decided as the paper requires; ✗ did not (a false accept, a false reject, an error, a crash or a timeout); – not run.".into()),
+        note: Some("✓ decided as the paper requires; ✗ did not (a false accept, a false reject, an error, a crash or a timeout); – not decided (skipped, declined or not recorded).".into()),
         csv: false,
     }
 }
@@ -379,7 +382,7 @@ fn hints(report: &mut Report, suite: &Suite, ran: &Ran, tallies: &[Tally]) {
         ("✗ timeout", Tone::Bad),
         ("– not recorded", Tone::Neutral),
         ("– skipped", Tone::Unknown),
-        ("– unsupported", Tone::Neutral),
+        ("– unsupported", Tone::Unknown),
     ];
     for (w, t) in tones {
         report.hints.tones.insert(w.to_owned(), t);

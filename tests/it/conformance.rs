@@ -309,7 +309,8 @@ echo '{"verified": true}'
         &["--implementation", &product, "--case", "crossaudit/paired-multiround/", "--case", "crossexam/vx-format"],
         Some(&path),
     );
-    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+    // Two declined cases: nothing decided wrong, yet not every case decided (exit 3).
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     let col = column(&report, "crossaudit");
     assert_eq!(col["status"], "ran", "{col}");
     assert_eq!(col["version"], "crossaudit 0.0-stand-in");
@@ -343,6 +344,55 @@ fn every_format_renders_the_matrix() {
             for needle in ["crossaudit-recorded", "✗ false accept", "✓ reject", "paper&#39;s reason", "<details"] {
                 assert!(page.contains(needle) || page.contains(&needle.replace("&#39;", "'")), "html lacks {needle}");
             }
+        }
+    }
+}
+
+/// An adapter script: `text` whole, as `--implementation NAME=PATH`.
+fn executable(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write adapter");
+    std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    format!("{name}={}", p.display())
+}
+
+/// The exit code is the report's: 0 only when every column says `allAsRequired`, 1 when one
+/// decided a case wrong, 3 otherwise. An adapter that declines every operation (exit 77), or
+/// claims none in its probe, decided nothing and is not verified; the report said
+/// `allAsRequired: false` while the run exited 0 before (issue 46).
+#[test]
+fn an_implementation_that_decides_nothing_is_not_verified() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let declines = adapter(dir.path(), "declines", 77);
+    let claims_none = executable(
+        dir.path(),
+        "claims-none",
+        "#!/bin/sh\n[ \"$1\" = probe ] && { echo '{\"operations\": []}'; exit 0; }\nexit 0\n",
+    );
+    let accept_all = adapter(dir.path(), "accept-all", 0);
+    let only = ["--only", "crossexam"];
+    for (imps, code) in [
+        (vec![declines.as_str()], 3),
+        (vec![claims_none.as_str()], 3),
+        (vec!["crossverify", declines.as_str()], 3),
+        (vec![declines.as_str(), accept_all.as_str()], 1),
+        (vec!["crossverify"], 0),
+    ] {
+        let mut args: Vec<&str> = only.to_vec();
+        for i in &imps {
+            args.extend(["--implementation", i]);
+        }
+        let (out, report) = run(&args, None);
+        assert_eq!(out.status.code(), Some(code), "{imps:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let cols = report["conformance"]["implementations"].as_array().expect("implementations");
+        let all = cols.iter().all(|c| c["allAsRequired"] == true);
+        let wrong = cols.iter().any(|c| c["falseAccepts"].as_u64() > Some(0) || c["falseRejects"].as_u64() > Some(0));
+        assert_eq!(code == 0, all, "{imps:?}: exit {code} and allAsRequired disagree: {cols:?}");
+        assert_eq!(code == 1, wrong, "{imps:?}: exit {code} and the wrong decisions disagree: {cols:?}");
+        let outcome = ["verified", "failed", "", "inconclusive"][usize::from(u8::try_from(code).expect("code"))];
+        assert_eq!(report["outcome"], outcome, "{imps:?}");
+        if imps == [declines.as_str()] {
+            assert_eq!(column(&report, "declines")["score"], "declined every case");
         }
     }
 }
