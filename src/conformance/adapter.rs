@@ -1,15 +1,17 @@
 //! Running an adapter executable the way `specs/conformance.md` says: `ADAPTER OPERATION
-//! ARGS…`, in its own process group, under a memory cap (`ulimit -v` in a `/bin/sh` wrapper,
-//! applied to the adapter and everything it starts) and a wall-clock limit (the whole group is
-//! killed), with its output read up to a limit. Exit 0 accepts, 1 rejects, 77 declines the
-//! operation; a last stdout line that is a JSON object may add a reason and must agree.
+//! ARGS…`, in a session or process group of its own, under a memory cap (`ulimit -v` in a
+//! `/bin/sh` wrapper, applied to the adapter and everything it starts) and a wall-clock limit,
+//! with its output read up to a limit. When it answers or its time is up, every process it
+//! started is killed (`contain`). Exit 0 accepts, 1 rejects, 77 declines the operation; a last
+//! stdout line that is a JSON object may add a reason and must agree.
 
-use std::io::Read as _;
-use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
+use super::contain;
 use super::model::{Answer, Decision};
 use crate::json::{self, Value};
 
@@ -17,7 +19,11 @@ use crate::json::{self, Value};
 /// `probe`) an implementation that is not available here.
 pub const DECLINE: i32 = 77;
 /// Output kept from each stream.
-const MAX_OUTPUT: u64 = 1 << 20;
+const MAX_OUTPUT: usize = 1 << 20;
+/// How long output may still take to end once the adapter and everything it started are
+/// killed: the pipes close then, unless something outside the kit's reach holds them, and that
+/// must not hold the run.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// How an adapter is started.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,9 +52,64 @@ struct Finished {
     stderr: String,
 }
 
-fn spawn(p: &Program, operation: &str, args: &[String], cwd: &Path, limits: Limits) -> Result<Finished, String> {
+/// One output stream, read on a thread of its own so that the run can stop waiting for it.
+struct Drain {
+    kept: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Drain {
+    fn start(stream: Option<impl std::io::Read + Send + 'static>) -> Drain {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let (tx, done) = mpsc::channel();
+        let into = Arc::clone(&kept);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            // Read to the end, past the limit too, so the adapter never blocks on a full pipe.
+            if let Some(mut s) = stream {
+                loop {
+                    match s.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            let mut kept = into.lock().unwrap_or_else(PoisonError::into_inner);
+                            let room = MAX_OUTPUT.saturating_sub(kept.len());
+                            kept.extend_from_slice(&chunk[..n.min(room)]);
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+            }
+            let _ = tx.send(());
+        });
+        Drain { kept, done }
+    }
+
+    /// What was read by the end of the stream, or by `until` if it has not ended then.
+    fn take(self, until: Instant) -> String {
+        let _ = self.done.recv_timeout(until.saturating_duration_since(Instant::now()));
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+}
+
+fn spawn(
+    p: &Program,
+    operation: &str,
+    args: &[String],
+    cwd: &Path,
+    limits: Limits,
+    wrapper: Option<&Program>,
+) -> Result<Finished, String> {
     let kib = limits.memory_mib.saturating_mul(1024).to_string();
-    let mut cmd = Command::new("/bin/sh");
+    let mut cmd = match wrapper {
+        Some(w) => {
+            let mut cmd = Command::new(&w.path);
+            cmd.args(&w.prefix).arg("--").arg("/bin/sh");
+            cmd
+        }
+        None => Command::new("/bin/sh"),
+    };
     cmd.arg("-c")
         .arg("ulimit -v \"$1\" || exit 125; shift; exec \"$@\"")
         .arg("sh")
@@ -60,48 +121,25 @@ fn spawn(p: &Program, operation: &str, args: &[String], cwd: &Path, limits: Limi
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn().map_err(|e| format!("starting {}: {e}", p.path.display()))?;
-    let reader = |stream: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut s) = stream {
-                let _ = s.by_ref().take(MAX_OUTPUT).read_to_end(&mut buf);
-                // Drain the rest so the child never blocks on a full pipe.
-                let _ = std::io::copy(&mut s, &mut std::io::sink());
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+        .stderr(Stdio::piped());
+    let mut child =
+        contain::spawn(&mut cmd, wrapper.is_some()).map_err(|e| format!("starting {}: {e}", p.path.display()))?;
+    let out = Drain::start(child.stdout.take());
+    let err = Drain::start(child.stderr.take());
     let start = Instant::now();
     let mut timed_out = false;
-    let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
-            break s;
-        }
+    // A wait that fails is taken for an exit, so that `finish` still kills and reaps it.
+    while !contain::exited(&mut child).unwrap_or(true) {
         if start.elapsed() >= limits.timeout {
             timed_out = true;
-            kill_group(child.id());
-            break child.wait().map_err(|e| e.to_string())?;
+            break;
         }
         std::thread::sleep(Duration::from_millis(5));
-    };
-    // Whatever the adapter left running in its group goes with it.
-    kill_group(child.id());
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
+    }
+    let status = contain::finish(child, timed_out).map_err(|e| e.to_string())?;
+    let until = Instant::now() + DRAIN_GRACE;
+    let (stdout, stderr) = (out.take(until), err.take(until));
     Ok(Finished { code: status.code(), signal: status.signal(), timed_out, stdout, stderr })
-}
-
-fn kill_group(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 fn last_line(s: &str) -> &str {
@@ -119,8 +157,15 @@ fn json_line(stdout: &str) -> Option<Value> {
 
 /// Runs one operation and reads the answer.
 #[must_use]
-pub(super) fn run(p: &Program, operation: &str, args: &[String], cwd: &Path, limits: Limits) -> Answer {
-    let f = match spawn(p, operation, args, cwd, limits) {
+pub(super) fn run(
+    p: &Program,
+    operation: &str,
+    args: &[String],
+    cwd: &Path,
+    limits: Limits,
+    wrapper: Option<&Program>,
+) -> Answer {
+    let f = match spawn(p, operation, args, cwd, limits, wrapper) {
         Ok(f) => f,
         Err(e) => return Answer::Error(e),
     };
@@ -166,8 +211,8 @@ pub enum Probe {
 
 /// Asks an adapter whether it can run here.
 #[must_use]
-pub(super) fn probe(p: &Program, cwd: &Path, limits: Limits) -> Probe {
-    let f = match spawn(p, "probe", &[], cwd, limits) {
+pub(super) fn probe(p: &Program, cwd: &Path, limits: Limits, wrapper: Option<&Program>) -> Probe {
+    let f = match spawn(p, "probe", &[], cwd, limits, wrapper) {
         Ok(f) => f,
         Err(e) => return Probe::Broken(e),
     };
@@ -209,17 +254,17 @@ mod tests {
         let d = dir.path();
         let accept = script(d, "echo '{\"decision\": \"accept\", \"reason\": \"ok\"}'; exit 0");
         assert_eq!(
-            run(&accept, "verify-bundle", &[], d, LIMITS),
+            run(&accept, "verify-bundle", &[], d, LIMITS, None),
             Answer::Decided { decision: Decision::Accept, reason: Some("ok".into()) }
         );
         let liar = script(d, "echo '{\"decision\": \"reject\"}'; exit 0");
-        assert!(matches!(run(&liar, "verify-bundle", &[], d, LIMITS), Answer::Error(_)));
+        assert!(matches!(run(&liar, "verify-bundle", &[], d, LIMITS, None), Answer::Error(_)));
         let declines = script(d, "exit 77");
-        assert_eq!(run(&declines, "verify-bundle", &[], d, LIMITS), Answer::Unsupported);
+        assert_eq!(run(&declines, "verify-bundle", &[], d, LIMITS, None), Answer::Unsupported);
         let broken = script(d, "echo boom >&2; exit 5");
-        assert_eq!(run(&broken, "verify-bundle", &[], d, LIMITS), Answer::Error("exit 5: boom".into()));
+        assert_eq!(run(&broken, "verify-bundle", &[], d, LIMITS, None), Answer::Error("exit 5: boom".into()));
         let crash = script(d, "kill -SEGV $$");
-        assert!(matches!(run(&crash, "verify-bundle", &[], d, LIMITS), Answer::Crash(_)));
+        assert!(matches!(run(&crash, "verify-bundle", &[], d, LIMITS, None), Answer::Crash(_)));
     }
 
     #[test]
@@ -228,8 +273,40 @@ mod tests {
         let slow = script(dir.path(), "sleep 30");
         let start = Instant::now();
         let limits = Limits { timeout: Duration::from_millis(300), memory_mib: 1024 };
-        assert_eq!(run(&slow, "verify-bundle", &[], dir.path(), limits), Answer::Timeout);
+        assert_eq!(run(&slow, "verify-bundle", &[], dir.path(), limits, None), Answer::Timeout);
         assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Whether a process is still running (a zombie is not).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+    }
+
+    /// A child that calls `setsid` (leaving the adapter's group and session) and keeps its output
+    /// open holds neither a hanging adapter past the limit nor one that answered at once, and is
+    /// dead when the answer is returned. Before, both waited the child's 30 s and it lived on.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_that_leaves_the_session_is_killed_with_the_adapter() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pids = dir.path().join("pids");
+        let escape = format!("setsid sh -c 'echo $$ >> {}; exec sleep 30' &\nsleep 0.5", pids.display());
+        let limits = Limits { timeout: Duration::from_secs(2), memory_mib: 1024 };
+        for (body, want) in [
+            (format!("{escape}\nsleep 30"), Answer::Timeout),
+            (format!("{escape}\nexit 0"), Answer::Decided { decision: Decision::Accept, reason: None }),
+        ] {
+            let _ = std::fs::remove_file(&pids);
+            let p = script(dir.path(), &body);
+            let start = Instant::now();
+            assert_eq!(run(&p, "verify-bundle", &[], dir.path(), limits, None), want);
+            assert!(start.elapsed() < Duration::from_secs(10), "{body}: took {:?}", start.elapsed());
+            let escaped = std::fs::read_to_string(&pids).expect("the child wrote its pid");
+            for pid in escaped.split_whitespace() {
+                assert!(!alive(pid), "{body}: the child {pid} outlived its adapter");
+            }
+        }
     }
 
     #[test]
@@ -239,7 +316,7 @@ mod tests {
         let check = script(dir.path(), "[ \"$(ulimit -v)\" = 65536 ] && exit 0; ulimit -v >&2; exit 1");
         let limits = Limits { timeout: Duration::from_secs(20), memory_mib: 64 };
         assert_eq!(
-            run(&check, "verify-bundle", &[], dir.path(), limits),
+            run(&check, "verify-bundle", &[], dir.path(), limits, None),
             Answer::Decided { decision: Decision::Accept, reason: None }
         );
     }
@@ -250,12 +327,12 @@ mod tests {
         let d = dir.path();
         let ready = script(d, "echo '{\"version\": \"9\", \"operations\": [\"verify-ledger\"]}'");
         assert_eq!(
-            probe(&ready, d, LIMITS),
+            probe(&ready, d, LIMITS, None),
             Probe::Ready { version: Some("9".into()), operations: Some(vec!["verify-ledger".into()]) }
         );
         let gone = script(d, "echo '{\"reason\": \"not installed\"}'; exit 77");
-        assert_eq!(probe(&gone, d, LIMITS), Probe::Unavailable("not installed".into()));
+        assert_eq!(probe(&gone, d, LIMITS, None), Probe::Unavailable("not installed".into()));
         let bad = script(d, "exit 3");
-        assert!(matches!(probe(&bad, d, LIMITS), Probe::Broken(_)));
+        assert!(matches!(probe(&bad, d, LIMITS, None), Probe::Broken(_)));
     }
 }

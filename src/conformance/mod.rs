@@ -8,6 +8,11 @@
 //! adapter process or a record of decisions, so the same rules hold for every column.
 
 mod adapter;
+#[cfg(target_os = "linux")]
+mod contain;
+#[cfg(not(target_os = "linux"))]
+#[path = "contain_portable.rs"]
+mod contain;
 mod materialise;
 mod model;
 mod report;
@@ -15,6 +20,7 @@ mod run;
 mod suite;
 
 pub use adapter::{DECLINE, Limits, Probe, Program};
+pub use contain::exec as exec_contained;
 pub use model::{
     Answer, CATEGORIES, Case, Decision, Error, InputKind, OPERATIONS, PROTOCOLS, Recorded, Required, Score, Suite,
 };

@@ -75,6 +75,11 @@ pub struct Options<'a> {
     pub scratch: &'a Path,
     /// The journal that makes the run resumable.
     pub journal: Option<PathBuf>,
+    /// What starts each adapter in a session of its own as a child subreaper, taking the
+    /// command after `--` (`crossverify conformance contain`), so that what an adapter leaves
+    /// running while it works stays its own (`contain.rs`). Without it the adapter runs in a
+    /// process group of its own, and such a helper may be killed when another case ends.
+    pub contain: Option<Program>,
 }
 
 /// One implementation's answers, by case id, with the time each took.
@@ -112,11 +117,13 @@ pub fn run(suite: &Suite, opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Ran, Error
     let mut statuses = Vec::new();
     for imp in &opts.implementations {
         statuses.push(match imp {
-            Implementation::Adapter { program, .. } => match adapter::probe(program, opts.scratch, opts.limits) {
-                Probe::Ready { version, operations } => Status::Ran { version, operations },
-                Probe::Unavailable(why) => Status::Skipped(why),
-                Probe::Broken(why) => Status::Broken(why),
-            },
+            Implementation::Adapter { program, .. } => {
+                match adapter::probe(program, opts.scratch, opts.limits, opts.contain.as_ref()) {
+                    Probe::Ready { version, operations } => Status::Ran { version, operations },
+                    Probe::Unavailable(why) => Status::Skipped(why),
+                    Probe::Broken(why) => Status::Broken(why),
+                }
+            }
             Implementation::Recorded(_) => Status::Recorded,
         });
     }
@@ -230,7 +237,7 @@ fn run_pair(
         })
         .collect();
     let start = Instant::now();
-    let answer = adapter::run(program, &case.operation, &args, dir, opts.limits);
+    let answer = adapter::run(program, &case.operation, &args, dir, opts.limits, opts.contain.as_ref());
     let took = start.elapsed();
     let _ = std::fs::remove_dir_all(dir);
     Ok((answer, took))

@@ -396,3 +396,70 @@ fn an_implementation_that_decides_nothing_is_not_verified() {
         }
     }
 }
+
+/// An adapter whose probe exits 0 (so it runs) and which answers every operation with `body`.
+fn script_adapter(dir: &Path, name: &str, body: &str) -> String {
+    executable(dir, name, &format!("#!/bin/sh\n[ \"$1\" = probe ] && exit 0\n{body}\n"))
+}
+
+/// Whether a process is still running (a zombie is not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// A child that leaves the adapter's process group and session (`setsid`) and keeps its
+/// standard output and error open neither outlasts the timeout nor survives the run, whether the
+/// adapter hangs or answers at once. Before (issue 46) a 3-second limit lasted as long as that
+/// child (60 s), and the child outlived the run.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_child_that_leaves_the_group_neither_outlasts_the_timeout_nor_survives() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pids = dir.path().join("pids");
+    let escape = format!("setsid sh -c 'echo $$ >> {}; exec sleep 60' &\nsleep 1", pids.display());
+    let hangs = script_adapter(dir.path(), "hangs", &format!("{escape}\nsleep 60"));
+    let answers =
+        script_adapter(dir.path(), "answers", &format!("{escape}\necho '{{\"decision\": \"accept\"}}'\nexit 0"));
+    for imp in [&hangs, &answers] {
+        let _ = std::fs::remove_file(&pids);
+        let started = std::time::Instant::now();
+        let (out, report) = run(&["--implementation", imp, "--case", "crossexam/vx-format", "--timeout", "3"], None);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(15), "{imp}: a 3 s limit took {took:?}");
+        assert!(matches!(out.status.code(), Some(1 | 0)), "{imp}: {}", String::from_utf8_lossy(&out.stderr));
+        let cols = &report["conformance"]["implementations"][0];
+        if imp == &hangs {
+            assert_eq!(cols["timeouts"].as_u64(), Some(1), "{cols}");
+        }
+        let escaped = std::fs::read_to_string(&pids).expect("the escaping child wrote its pid");
+        for pid in escaped.split_whitespace() {
+            assert!(!alive(pid), "{imp}: the escaped child {pid} survived the run");
+        }
+    }
+}
+
+/// What an adapter leaves running while it works is its own until it answers: a helper it
+/// double-forks (orphaned at once, in a session of its own) is never taken for another case's
+/// leftover and killed when another case ends, on two threads over the ten CrossExam cases.
+/// Each adapter checks, 1.0 to 1.9 s after starting it (so that cases end at different times),
+/// that its helper still runs; a helper killed early is an error. Without the adapter's own
+/// subreaper (`conformance contain`) the helper is handed to the run at once, and the other
+/// thread's cases killed it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_helper_an_adapter_still_needs_is_not_killed_by_another_case() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let waits = script_adapter(
+        dir.path(),
+        "waits",
+        "(setsid sh -c 'echo $$ > helper; exec sleep 5' &)\n\
+         sleep 1.$(( $$ % 10 ))\n\
+         kill -0 \"$(cat helper)\" && exit 0\n\
+         echo 'the helper was killed' >&2; exit 5",
+    );
+    let (out, report) = run(&["--implementation", &waits, "--only", "crossexam", "--threads", "2"], None);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+    let col = column(&report, "waits");
+    assert_eq!((col["errors"].as_u64(), col["cases"].as_u64()), (Some(0), Some(10)), "{report:#}");
+}

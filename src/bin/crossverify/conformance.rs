@@ -56,7 +56,7 @@ pub(crate) enum Action {
         /// Only the cases whose id contains TEXT (repeatable).
         #[arg(long = "case", value_name = "TEXT")]
         cases: Vec<String>,
-        /// Seconds each run of an adapter may take before its process group is killed.
+        /// Seconds each run of an adapter may take before it is killed with everything it started.
         #[arg(long, value_name = "SECONDS", default_value_t = 120)]
         timeout: u64,
         /// Address space each run of an adapter may use, in MiB (`ulimit -v`).
@@ -70,6 +70,15 @@ pub(crate) enum Action {
         /// give the same bytes).
         #[arg(long)]
         times: bool,
+    },
+    /// Runs ARGV… in a new session as a child subreaper, in place of this process: how `run`
+    /// starts each adapter, so that what an adapter leaves running stays in its own tree
+    /// (`src/conformance/contain.rs`).
+    #[command(hide = true)]
+    Contain {
+        /// The command, after `--`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<std::ffi::OsString>,
     },
     /// crossverify's own adapter (`specs/conformance.md`): OPERATION ARGS… → exit 0 accept, 1 reject.
     #[command(hide = true)]
@@ -102,6 +111,8 @@ impl Command {
                 let implementations =
                     implementations.iter().map(|s| implementation(s, &loaded)).collect::<anyhow::Result<Vec<_>>>()?;
                 let scratch = tempfile::tempdir().context("creating a scratch directory")?;
+                let exe = std::env::current_exe().context("locating the crossverify binary")?;
+                let contain = Program { path: exe, prefix: vec!["conformance".into(), "contain".into()] };
                 let opts = conformance::Options {
                     implementations,
                     only: only.clone(),
@@ -109,10 +120,15 @@ impl Command {
                     limits: Limits { timeout: Duration::from_secs(*timeout), memory_mib: *memory },
                     scratch: scratch.path(),
                     journal: journal.clone(),
+                    contain: Some(contain),
                 };
                 let ran = conformance::run(&loaded, &opts, ctx).map_err(anyhow::Error::msg)?;
                 let report = conformance::report(&loaded, &ran, *times, &dir.display().to_string());
                 Ok(Ran::Report(Box::new(report)))
+            }
+            Action::Contain { argv } => {
+                let e = conformance::exec_contained(argv);
+                Ok(Ran::Exit(Err(anyhow::Error::new(e).context("starting the adapter"))))
             }
             Action::Adapter { operation, args } => Ok(Ran::Exit(adapter(operation, args))),
         }
