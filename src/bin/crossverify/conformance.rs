@@ -32,7 +32,7 @@ pub(crate) enum Action {
     /// Run every case of the suite with every implementation and score each one.
     ///
     /// Exit 0 only when every implementation decided every case as the paper requires (each
-    /// column's `allAsRequired`), 1 when one decided a case wrongly or not at all (a false
+    /// column's `allAsRequired`), 1 when one decided a case wrongly or broke on it (a false
     /// accept, a false reject, an error, a crash or a timeout), 3 when nothing was wrong but a
     /// case went undecided (an implementation skipped, a case declined with exit 77 or not
     /// recorded), 2 when the suite cannot be read or its manifest does not match its files.
