@@ -2,10 +2,11 @@
 //! keyed by its git object id), kept between runs in an embedded database, authenticated
 //! entry by entry.
 //!
-//! The directory is untrusted: CI restores it from caches that pull requests can write. Every
-//! entry carries an HMAC-SHA-256 under a key kept outside the directory ([`key`]); an entry
-//! that fails it, was written by another version, or does not parse is dropped and counted,
-//! and the computation runs as if the cache were empty. The database is redb (`docs/scale.md`
+//! The directory is untrusted: CI restores it from caches that pull requests can write. No
+//! link planted in it is followed, and a directory or file others may write is not used
+//! (`place.rs`). Every entry carries an HMAC-SHA-256 under a key kept outside the directory
+//! ([`key`]); an entry that fails it, was written by another version, or does not parse is
+//! dropped and counted, and the computation runs as if the cache were empty. The database is redb (`docs/scale.md`
 //! says why): copy-on-write B-trees with checksummed commits, so a killed run leaves the last
 //! committed state, and one writer at a time, so two runs that finish together both land.
 //!
@@ -18,16 +19,20 @@
 
 pub mod entry;
 pub mod key;
+mod place;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use redb::TableDefinition;
 
 pub use entry::{Key, Reject};
+pub use place::{Chosen, create_dir};
+
+use place::{Access, Dir, Refusal};
 
 /// The version written into (and required of) every entry: the crate version and the layout
 /// of the payloads this version stores.
@@ -74,6 +79,16 @@ impl Use {
             Use::Write => 16 << 20,
         }
     }
+}
+
+/// Whether `dir` (which exists) and the database in it may be used ([`Cache::open`] checks
+/// again what it opens): for a caller that has more to do before opening the cache, such as
+/// making a key, and would not do it for a cache it cannot use.
+///
+/// # Errors
+/// Why not, in one sentence naming the directory or the file.
+pub fn vet_dir(dir: &Path, chosen: Chosen) -> Result<(), String> {
+    Dir::open(dir, chosen)?.vet(FILE)
 }
 
 /// The cache directory when none is given: `$XDG_CACHE_HOME/crossverify`, else
@@ -151,7 +166,9 @@ fn kind(table_key: &[u8]) -> String {
 
 /// An open cache for one run.
 pub struct Cache {
+    /// The database file, for what is said about it; it is opened through [`Cache::dir`] only.
     path: PathBuf,
+    dir: Arc<Dir>,
     key: Key,
     version: String,
     audit: bool,
@@ -182,6 +199,8 @@ struct Opened {
     /// Whether the database passed its integrity check: a database that was busy, or failed
     /// the check (and could not be moved aside), is not read later.
     checked: bool,
+    /// The file was refused ([`place`]): not read, and not written at the end either.
+    refused: bool,
     notes: Vec<String>,
 }
 
@@ -208,10 +227,21 @@ impl Cache {
     /// read on a thread of its own, which the first lookup waits for. A database that cannot be
     /// read is moved aside to `cache.redb.damaged` and a new one started; the note says so.
     ///
+    /// `dir` is one the user named ([`Chosen::ByUser`]): a link there is followed, none in it.
+    ///
     /// # Errors
-    /// When `dir` cannot be created; the caller runs without the cache.
+    /// When `dir` cannot be created, or it or the database is not this user's alone to write,
+    /// or the database is a link (`src/cache/place.rs`); the caller runs without the cache.
     pub fn open(dir: &Path, key: Key) -> Result<Cache, String> {
-        Cache::open_as(dir, key, VERSION)
+        Cache::open_chosen(dir, key, Chosen::ByUser)
+    }
+
+    /// [`Cache::open`] for a directory chosen as `chosen` says.
+    ///
+    /// # Errors
+    /// As [`Cache::open`].
+    pub fn open_chosen(dir: &Path, key: Key, chosen: Chosen) -> Result<Cache, String> {
+        Cache::open_in(dir, key, VERSION, chosen)
     }
 
     /// [`Cache::open`] as if this were tool version `version`: entries of any other version are
@@ -220,10 +250,17 @@ impl Cache {
     /// # Errors
     /// As [`Cache::open`].
     pub fn open_as(dir: &Path, key: Key, version: &str) -> Result<Cache, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let path = dir.join(FILE);
+        Cache::open_in(dir, key, version, Chosen::ByUser)
+    }
+
+    fn open_in(dir_path: &Path, key: Key, version: &str, chosen: Chosen) -> Result<Cache, String> {
+        create_dir(dir_path, chosen)?;
+        let dir = Arc::new(Dir::open(dir_path, chosen)?);
+        // Said before anything is opened; what the opening thread opens is checked again.
+        dir.vet(FILE)?;
+        let path = dir.shown(FILE);
         let mut notes = Vec::new();
-        if !path.exists() {
+        if !dir.holds(FILE) {
             // A cache appears in the user's home on a run that asked for nothing: where it is
             // and where its key is are said once, on the run that creates it.
             notes.push(format!(
@@ -238,15 +275,16 @@ impl Cache {
         // of the 1,000-cycle bench ledger); meanwhile the run opens its repositories and hashes
         // their packs for the seal, which it needs before its first lookup anyway.
         let opening = {
-            let (path, dir) = (path.clone(), dir.to_owned());
-            std::thread::Builder::new().name("crossverify-cache-open".into()).spawn(move || open_db(&dir, &path))
+            let dir = dir.clone();
+            std::thread::Builder::new().name("crossverify-cache-open".into()).spawn(move || open_db(&dir))
         };
         let (opening, opened) = match opening {
             Ok(h) => (Some(h), std::sync::OnceLock::new()),
-            Err(_) => (None, std::sync::OnceLock::from(open_db(dir, &path))),
+            Err(_) => (None, std::sync::OnceLock::from(open_db(&dir))),
         };
         Ok(Cache {
             path,
+            dir,
             key,
             version: version.to_owned(),
             audit: false,
@@ -345,6 +383,7 @@ impl Cache {
             opening.and_then(|h| h.join().ok()).unwrap_or_else(|| Opened {
                 loaded: HashMap::new(),
                 checked: false,
+                refused: false,
                 notes: vec![format!("{}: the database reader stopped; reading nothing", self.path.display())],
             })
         })
@@ -355,13 +394,13 @@ impl Cache {
     /// is as good: every entry is authenticated on its own.
     fn deferred(&self) -> &HashMap<Vec<u8>, Vec<u8>> {
         self.deferred.get_or_init(|| {
-            if !self.opened().checked || !self.path.exists() {
+            if !self.opened().checked || !self.dir.holds(FILE) {
                 return HashMap::new();
             }
-            read_unchecked(&self.path, Part::Deferred).unwrap_or_else(|e| {
+            read_unchecked(&self.dir, Part::Deferred).unwrap_or_else(|e| {
                 let why = match e {
                     Open::Busy => format!("another run held the database for {}s", LOCK_WAIT.as_secs()),
-                    Open::Damaged(why) => why,
+                    Open::Damaged(why) | Open::Refused(why) => why,
                 };
                 self.notes
                     .lock()
@@ -419,9 +458,10 @@ impl Cache {
     /// Writes what this run computed, in one transaction: all of it lands or none.
     pub fn flush(&self) {
         // Not before the database has opened: it may yet be moved aside.
-        self.opened();
+        let refused = self.opened().refused;
         let pending = std::mem::take(&mut *self.lock_pending());
-        if pending.is_empty() {
+        // A refused file was said so when the cache opened, once.
+        if pending.is_empty() || refused {
             return;
         }
         let n = pending.len() as u64;
@@ -431,7 +471,7 @@ impl Cache {
         }
         // Checked when the run started; a second full check before writing would cost as much
         // again for nothing read (what is written is this run's own).
-        let result = with_db(&self.path, Use::Write, |db| {
+        let result = with_db(&self.dir, Use::Write, |db| {
             let tx = db.begin_write().map_err(|e| e.to_string())?;
             {
                 let mut t = tx.open_table(TABLE).map_err(|e| e.to_string())?;
@@ -454,6 +494,7 @@ impl Cache {
                 format!("{}: another run held the database; {n} entries not written", self.path.display())
             }
             Err(Open::Damaged(why)) => format!("{}: {n} entries not written ({why})", self.path.display()),
+            Err(Open::Refused(why)) => format!("{n} entries not written: {why}"),
         };
         self.notes.lock().expect("notes lock is never poisoned").push(note);
     }
@@ -531,14 +572,17 @@ pub fn through<T: PartialEq, E>(
 enum Open {
     Busy,
     Damaged(String),
+    /// Not a file the cache may use ([`place`]): said, and left as it is.
+    Refused(String),
 }
 
-/// Opens the database in `dir` at `path`, checking it whole, and reads its eager entries; a
-/// database that cannot be read is moved aside and started afresh.
-fn open_db(dir: &Path, path: &Path) -> Opened {
+/// Opens the database in `dir`, checking it whole, and reads its eager entries; a database
+/// that cannot be read is moved aside and started afresh.
+fn open_db(dir: &Dir) -> Opened {
+    let path = dir.shown(FILE);
     let mut notes = Vec::new();
-    let mut checked = false;
-    let loaded = match with_db(path, Use::Read { check: true }, |db| load(db, Part::Eager)) {
+    let (mut checked, mut refused) = (false, false);
+    let loaded = match with_db(dir, Use::Read { check: true }, |db| load(db, Part::Eager)) {
         Ok(m) => {
             checked = true;
             m
@@ -551,9 +595,15 @@ fn open_db(dir: &Path, path: &Path) -> Opened {
             ));
             HashMap::new()
         }
+        Err(Open::Refused(why)) => {
+            refused = true;
+            notes.push(why);
+            HashMap::new()
+        }
         Err(Open::Damaged(why)) => {
-            let aside = dir.join(format!("{FILE}.damaged"));
-            let moved = std::fs::rename(path, &aside);
+            let aside_name = format!("{FILE}.damaged");
+            let aside = dir.shown(&aside_name);
+            let moved = dir.rename(FILE, &aside_name);
             notes.push(match moved {
                 Ok(()) => {
                     format!("{}: unreadable ({why}); moved to {} and started afresh", path.display(), aside.display())
@@ -563,7 +613,7 @@ fn open_db(dir: &Path, path: &Path) -> Opened {
             HashMap::new()
         }
     };
-    Opened { loaded, checked, notes }
+    Opened { loaded, checked, refused, notes }
 }
 
 fn load(db: &impl redb::ReadableDatabase, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, String> {
@@ -599,11 +649,16 @@ fn load(db: &impl redb::ReadableDatabase, part: Part) -> Result<HashMap<Vec<u8>,
 /// (`benches/README.md`, the thirteenth pass). A database read-only redb refuses (left unclean
 /// by a writer killed meanwhile) is opened as a writer, as before, which repairs it or says
 /// why it cannot be read.
-fn read_unchecked(path: &Path, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, Open> {
-    let read_only =
-        || redb::Builder::new().set_cache_size(Use::Read { check: false }.cache_size()).open_read_only(path);
+fn read_unchecked(dir: &Dir, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, Open> {
+    let read_only = || {
+        let file = dir.file(FILE, Access::Read).map_err(Failure::File)?;
+        redb::Builder::new()
+            .set_cache_size(Use::Read { check: false }.cache_size())
+            .open_read_only_with_backend(redb::backends::FileBackend::new(file).map_err(Failure::Db)?)
+            .map_err(Failure::Db)
+    };
     match opening(read_only, |db| load(db, part)) {
-        Err(Open::Damaged(_)) => with_db(path, Use::Read { check: false }, |db| load(db, part)),
+        Err(Open::Damaged(_)) => with_db(dir, Use::Read { check: false }, |db| load(db, part)),
         other => other,
     }
 }
@@ -611,20 +666,32 @@ fn read_unchecked(path: &Path, part: Part) -> Result<HashMap<Vec<u8>, Vec<u8>>, 
 /// Opens the database (waiting while another run holds it), runs `f`, closes it. The
 /// integrity check on open verifies every page's checksum, so a damaged file is refused
 /// instead of trusted; a panic inside redb on a hostile file is caught and treated the same.
-fn with_db<T>(path: &Path, purpose: Use, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
+/// redb is handed the file [`place`] opened and checked, never the path, so no link planted
+/// in the directory is followed whatever redb does with paths.
+fn with_db<T>(dir: &Dir, purpose: Use, f: impl Fn(&redb::Database) -> Result<T, String>) -> Result<T, Open> {
     let check = matches!(purpose, Use::Read { check: true });
     opening(
-        || redb::Builder::new().set_check_integrity_on_open(check).set_cache_size(purpose.cache_size()).create(path),
+        || {
+            let file = dir.file(FILE, Access::Write).map_err(Failure::File)?;
+            redb::Builder::new()
+                .set_check_integrity_on_open(check)
+                .set_cache_size(purpose.cache_size())
+                .create_with_backend(redb::backends::FileBackend::new(file).map_err(Failure::Db)?)
+                .map_err(Failure::Db)
+        },
         f,
     )
 }
 
+/// Why a database was not opened: the file ([`place`]), or redb.
+enum Failure {
+    File(Refusal),
+    Db(redb::DatabaseError),
+}
+
 /// Opens a database with `open` (waiting while another run holds it), runs `f`, closes it; a
 /// panic inside redb, opening or reading, is caught and reported as damage.
-fn opening<D, T>(
-    open: impl Fn() -> Result<D, redb::DatabaseError>,
-    f: impl Fn(&D) -> Result<T, String>,
-) -> Result<T, Open> {
+fn opening<D, T>(open: impl Fn() -> Result<D, Failure>, f: impl Fn(&D) -> Result<T, String>) -> Result<T, Open> {
     let start = Instant::now();
     loop {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(&open)) {
@@ -633,11 +700,13 @@ fn opening<D, T>(
                     .unwrap_or_else(|_| Err("the database reader panicked".to_owned()))
                     .map_err(Open::Damaged);
             }
-            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) if start.elapsed() < LOCK_WAIT => {
+            Ok(Err(Failure::Db(redb::DatabaseError::DatabaseAlreadyOpen))) if start.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(Duration::from_millis(20));
             }
-            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => return Err(Open::Busy),
-            Ok(Err(e)) => return Err(Open::Damaged(e.to_string())),
+            Ok(Err(Failure::Db(redb::DatabaseError::DatabaseAlreadyOpen))) => return Err(Open::Busy),
+            Ok(Err(Failure::Db(e))) => return Err(Open::Damaged(e.to_string())),
+            Ok(Err(Failure::File(Refusal::Unsafe(why)))) => return Err(Open::Refused(why)),
+            Ok(Err(Failure::File(Refusal::Io(e)))) => return Err(Open::Damaged(e.to_string())),
             Err(_) => return Err(Open::Damaged("the database opener panicked".to_owned())),
         }
     }

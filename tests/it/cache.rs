@@ -397,3 +397,206 @@ fn a_dangling_key_link_is_refused_without_looping() {
     let got = cache::key::find_with(None, &dir, Some(&elsewhere));
     assert!(got.as_ref().is_err_and(|e| e.contains("symbolic link")), "{:?}", got.map(|(_, s)| s));
 }
+
+/// Issue 46: what a run does to the files of a cache directory it did not make, `DIR` being
+/// one the user named (`--cache DIR`).
+#[cfg(unix)]
+mod planted {
+    use super::{Ledger, cache, cached, ledger, run, same_report, stderr};
+
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _, symlink};
+    use std::path::{Path, PathBuf};
+
+    /// A ledger, its report without the cache, and a directory outside the cache.
+    fn setup() -> (Ledger, std::process::Output, PathBuf) {
+        let l = ledger("v1-genuine");
+        let plain = run(&l, &["--no-cache"]);
+        assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+        let outside = l.dir.parent().expect("the ledger's temporary directory").join("outside");
+        std::fs::create_dir_all(&outside).expect("outside");
+        std::fs::create_dir_all(&l.cache).expect("cache dir");
+        (l, plain, outside)
+    }
+
+    /// The bytes of each file, or `None` where there is none.
+    fn snapshot(paths: &[&Path]) -> Vec<Option<Vec<u8>>> {
+        paths.iter().map(|p| std::fs::read(p).ok()).collect()
+    }
+
+    /// A valid cache database outside the cache directory: another cache of the same key.
+    fn other_database(l: &Ledger, outside: &Path) -> PathBuf {
+        let other = outside.join("other-cache");
+        let o = run(l, &["--cache", other.to_str().expect("utf-8")]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        other.join(cache::FILE)
+    }
+
+    /// `cache.redb` a symbolic link to a file outside (missing, empty, of other bytes, another
+    /// cache's database): the run leaves that file as it was (not created, not written), its
+    /// report is that of `--no-cache`, and it says the link was not followed. Failed before
+    /// the fix: redb's own open followed the link, creating the missing target and writing a
+    /// database into the empty file and the other cache's.
+    #[test]
+    fn a_link_as_the_database_is_not_followed() {
+        let (l, plain, outside) = setup();
+        let db = l.cache.join(cache::FILE);
+        let targets =
+            [outside.join("target"), outside.join("empty"), outside.join("precious"), other_database(&l, &outside)];
+        std::fs::write(&targets[1], b"").expect("empty");
+        std::fs::write(&targets[2], b"precious bytes\n").expect("precious");
+        for target in &targets {
+            let before = snapshot(&[target]);
+            let _ = std::fs::remove_file(&db);
+            symlink(target, &db).expect("symlink");
+            let o = cached(&l, &[]);
+            same_report(&plain, &o);
+            assert_eq!(
+                snapshot(&[target]),
+                before,
+                "{} was written through the link: {}",
+                target.display(),
+                stderr(&o)
+            );
+            let err = stderr(&o);
+            assert!(err.contains("symbolic link"), "{}: says why: {err}", target.display());
+            assert!(std::fs::symlink_metadata(&db).is_ok_and(|m| m.file_type().is_symlink()), "the link is left");
+        }
+    }
+
+    /// `cache.redb` a second name (a hard link) of a file outside: not opened, which no check
+    /// of the name could tell. Failed before the fix: the empty file became a database.
+    #[test]
+    fn a_hard_link_as_the_database_is_not_written() {
+        let (l, plain, outside) = setup();
+        let db = l.cache.join(cache::FILE);
+        for (name, bytes) in
+            [("empty", Vec::new()), ("database", std::fs::read(other_database(&l, &outside)).expect("db"))]
+        {
+            let target = outside.join(name);
+            std::fs::write(&target, &bytes).expect("target");
+            let _ = std::fs::remove_file(&db);
+            std::fs::hard_link(&target, &db).expect("hard link");
+            let o = cached(&l, &[]);
+            same_report(&plain, &o);
+            assert_eq!(
+                std::fs::read(&target).expect("target"),
+                bytes,
+                "{name} written through a hard link: {}",
+                stderr(&o)
+            );
+            assert!(stderr(&o).contains("names"), "{name}: says why: {}", stderr(&o));
+        }
+    }
+
+    /// A damaged database is moved aside onto `cache.redb.damaged`, which is a link to a file
+    /// outside: the link is replaced, its target left as it was (`rename` does not follow a
+    /// link; this held before the fix too, and must go on holding).
+    #[test]
+    fn the_file_a_damaged_database_is_moved_to_is_not_followed() {
+        let (l, plain, outside) = setup();
+        let target = outside.join("aside-target");
+        std::fs::write(&target, b"precious bytes\n").expect("target");
+        let missing = outside.join("aside-missing");
+        for t in [&target, &missing] {
+            std::fs::write(l.cache.join(cache::FILE), b"not a database").expect("damaged");
+            let aside = l.cache.join(format!("{}.damaged", cache::FILE));
+            let _ = std::fs::remove_file(&aside);
+            symlink(t, &aside).expect("symlink");
+            let o = cached(&l, &[]);
+            same_report(&plain, &o);
+            assert!(stderr(&o).contains("unreadable"), "{}", stderr(&o));
+            assert_eq!(std::fs::read(&target).expect("target"), b"precious bytes\n");
+            assert!(!missing.exists(), "created through the link");
+            assert_eq!(std::fs::read(&aside).expect("moved aside"), b"not a database");
+        }
+    }
+
+    /// The directory the user named may itself be a link they made (to a disk with room): it is
+    /// followed, and the cache works there. Held before the fix.
+    #[test]
+    fn a_named_directory_may_be_a_link() {
+        let (l, plain, outside) = setup();
+        let real = outside.join("real-cache");
+        std::fs::create_dir(&real).expect("real");
+        let link = outside.join("linked-cache");
+        symlink(&real, &link).expect("symlink");
+        let named = ["--cache", link.to_str().expect("utf-8")];
+        let cold = run(&l, &named);
+        same_report(&plain, &cold);
+        assert!(real.join(cache::FILE).is_file(), "{}", stderr(&cold));
+        let warm = run(&l, &named);
+        same_report(&plain, &warm);
+        assert!(super::figure(&warm, "hits") > 0, "{}", stderr(&warm));
+    }
+
+    /// A cache directory, or database, that others may write (group or world write permission),
+    /// or that another user owns, is not used: the run verifies without it, says why in one
+    /// line, and writes nothing there. Failed before the fix: the cache was used and written.
+    #[test]
+    fn a_cache_others_can_write_is_not_used() {
+        let (l, plain, _outside) = setup();
+        let db = l.cache.join(cache::FILE);
+        for mode in [0o777, 0o770, 0o720, 0o702] {
+            let _ = std::fs::remove_file(&db);
+            std::fs::set_permissions(&l.cache, std::fs::Permissions::from_mode(mode)).expect("chmod");
+            let o = cached(&l, &[]);
+            same_report(&plain, &o);
+            let err = stderr(&o);
+            assert!(err.contains("not used") && err.contains("write"), "mode {mode:o}: {err}");
+            assert!(!db.exists(), "mode {mode:o}: a database was written: {err}");
+        }
+        std::fs::set_permissions(&l.cache, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        let cold = cached(&l, &[]);
+        same_report(&plain, &cold);
+        assert!(db.is_file(), "{}", stderr(&cold));
+        for mode in [0o666, 0o660, 0o606] {
+            std::fs::set_permissions(&db, std::fs::Permissions::from_mode(mode)).expect("chmod");
+            let before = std::fs::read(&db).expect("db");
+            let o = cached(&l, &[]);
+            same_report(&plain, &o);
+            let err = stderr(&o);
+            assert!(err.contains("not used") && err.contains("write"), "mode {mode:o}: {err}");
+            assert!(std::fs::read(&db).expect("db") == before, "mode {mode:o}: the database was written");
+        }
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let warm = cached(&l, &[]);
+        assert!(super::figure(&warm, "hits") > 0, "{}", stderr(&warm));
+        owned_by_another(&l, &plain);
+    }
+
+    /// A directory or database owned by another user (the nobody account): only a process that
+    /// may give files away (root) can set this up; elsewhere the case is skipped, saying so.
+    fn owned_by_another(l: &Ledger, plain: &std::process::Output) {
+        let db = l.cache.join(cache::FILE);
+        let nobody = 65534;
+        if std::os::unix::fs::chown(&db, Some(nobody), None).is_err() {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIPPED: a cache owned by another user: this process cannot chown");
+            return;
+        }
+        let before = std::fs::read(&db).expect("db");
+        let o = cached(l, &[]);
+        same_report(plain, &o);
+        assert!(stderr(&o).contains("owned by"), "{}", stderr(&o));
+        assert!(std::fs::read(&db).expect("db") == before, "another user's database was written");
+        std::fs::remove_file(&db).expect("rm");
+        std::os::unix::fs::chown(&l.cache, Some(nobody), None).expect("chown");
+        let o = cached(l, &[]);
+        same_report(plain, &o);
+        assert!(stderr(&o).contains("owned by"), "{}", stderr(&o));
+        assert!(!db.exists(), "a database was made in another user's directory");
+        assert_eq!(std::fs::metadata(&l.cache).expect("dir").uid(), nobody);
+    }
+
+    /// What the cache makes, it makes private: the directory 0700, the database 0600, whatever
+    /// the umask. Failed before the fix: 0755 and 0644.
+    #[test]
+    fn the_cache_is_made_private() {
+        let (l, plain, _outside) = setup();
+        std::fs::remove_dir(&l.cache).expect("rm");
+        let o = cached(&l, &[]);
+        same_report(&plain, &o);
+        let mode = |p: &Path| format!("{:o}", std::fs::metadata(p).expect("stat").permissions().mode() & 0o777);
+        assert_eq!((mode(&l.cache), mode(&l.cache.join(cache::FILE))), ("700".into(), "600".into()));
+    }
+}

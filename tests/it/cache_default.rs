@@ -295,3 +295,41 @@ fn batch_uses_the_default_cache_too() {
     assert!(figure(&o, "hits") > 0, "{}", stderr(&o));
     assert_eq!(std::fs::read(&out).expect("out"), std::fs::read(&again).expect("again"));
 }
+
+/// Issue 46: the default directory is one nobody named, so a link in its place was not made by
+/// the user but planted (a CI cache restored from an archive a pull request wrote): neither
+/// it nor a link as its database is followed. The run goes on without the cache, in one line,
+/// and nothing is made where the links point. Failed before the fix: the run created the
+/// database at the dangling link's target, and a database in the directory linked to.
+#[cfg(unix)]
+#[test]
+fn links_planted_in_the_default_cache_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let h = Home::new("v1-genuine");
+    let plain = h.ledger(&["--no-cache"], &[]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let outside = h.tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let dir = h.cache_home().join("crossverify");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let target = outside.join("target");
+    symlink(&target, h.db()).expect("symlink");
+    let o = h.ledger(&[], &[]);
+    same_report(&plain, &o);
+    assert!(!target.exists(), "the run created the link's target: {}", stderr(&o));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).expect("rm");
+    // The directory itself a link to one of the user's own directories.
+    let mine = outside.join("mine");
+    std::fs::create_dir(&mine).expect("mine");
+    symlink(&mine, &dir).expect("symlink");
+    let o = h.ledger(&[], &[]);
+    same_report(&plain, &o);
+    let err = stderr(&o);
+    assert!(err.lines().count() == 1 && err.contains("not used") && err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&mine).expect("mine").count(), 0, "files made through the link: {err}");
+    // Named (`CROSSVERIFY_CACHE_DIR`), the same link is the user's own, and followed.
+    let o = h.ledger(&[], &[("CROSSVERIFY_CACHE_DIR", &dir)]);
+    same_report(&plain, &o);
+    assert!(mine.join(cache::FILE).is_file(), "{}", stderr(&o));
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use crossverify::cache::{self, Cache};
+use crossverify::cache::{self, Cache, Chosen};
 use crossverify::crossaudit::{self, Shard};
 use crossverify::progress::Ctx;
 use crossverify::report::Report;
@@ -107,7 +107,8 @@ impl CacheArgs {
     /// # Errors
     /// `--cache DIR` names a directory that cannot be created or written.
     pub(crate) fn open(&self, quiet: bool) -> anyhow::Result<Option<Arc<Cache>>> {
-        let (dir, origin) = match self.choose(&Env::read()) {
+        let env = Env::read();
+        let (dir, origin) = match self.choose(&env) {
             Ok(Some(d)) => d,
             Ok(None) => return Ok(None),
             Err(why) => {
@@ -119,17 +120,25 @@ impl CacheArgs {
             note(quiet, &format!("cache {} not used: {why}", dir.display()));
             Ok(None)
         };
+        // The platform directory nobody named: a link in its place was planted, not made by the
+        // user, and is not followed (`src/cache/place.rs`).
+        let chosen = if origin == Origin::Ambient && env.dir.is_none() { Chosen::ByDefault } else { Chosen::ByUser };
         // The directory is tried before the key, so a cache that cannot be written never
         // leaves a key file behind.
-        match (writable(&dir), origin) {
+        match (writable(&dir, chosen), origin) {
             (Ok(()), _) => {}
             (Err(why), Origin::Named) => anyhow::bail!("--cache: {why} (--no-cache runs without a cache)"),
             (Err(why), Origin::Ambient) => return skip(why),
         }
+        // A directory or database others may write, or a link planted in it, is not used, but
+        // never stops the run: whoever can plant it would otherwise stop CI at will.
+        if let Err(why) = cache::vet_dir(&dir, chosen) {
+            return skip(why);
+        }
         // A missing key is never an error, even for a named directory: CI runs without the
         // secret (pull requests from forks) go on without the cache, as documented.
-        let opened =
-            cache::key::find(&dir, cache::key::default_file().as_deref()).and_then(|(key, _)| Cache::open(&dir, key));
+        let opened = cache::key::find(&dir, cache::key::default_file().as_deref())
+            .and_then(|(key, _)| Cache::open_chosen(&dir, key, chosen));
         match opened {
             Ok(c) => Ok(Some(Arc::new(if self.cache_audit { c.auditing() } else { c }))),
             Err(why) => skip(why),
@@ -166,9 +175,14 @@ impl CacheArgs {
 
 /// Whether files can be made in `dir` (created if missing): a read-only or misplaced cache
 /// directory is found here, in one line, rather than as a database that "cannot be read".
-fn writable(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir)
-        .and_then(|()| tempfile::Builder::new().prefix(".crossverify-probe-").tempfile_in(dir).map(drop))
+/// Created private (mode 0700), and a default directory that is a link is refused before the
+/// probe is made through it.
+fn writable(dir: &Path, chosen: Chosen) -> Result<(), String> {
+    cache::create_dir(dir, chosen)?;
+    tempfile::Builder::new()
+        .prefix(".crossverify-probe-")
+        .tempfile_in(dir)
+        .map(drop)
         .map_err(|e| format!("{}: {e}", dir.display()))
 }
 
