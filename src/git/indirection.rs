@@ -6,7 +6,7 @@
 //! (`intake`); this module only reads the layout, without following anything it lists.
 
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
@@ -69,15 +69,22 @@ pub fn indirections(dir: &Path) -> Vec<Indirection> {
     if let Some(text) = small_text(&commondir) {
         let target = resolve(&git_dir, text.trim());
         if let Target::Path(p) = &target {
-            common.clone_from(p);
+            // What gix reads next is read through the links on disk, so the next look is too.
+            common = p.canonicalize().unwrap_or_else(|_| p.clone());
+            symlinks_below(&common, &mut out);
         }
         out.push(Indirection { file: commondir, what: "commondir", target, raw: text.trim().to_owned() });
+    }
+    let gitdir = git_dir.join("gitdir");
+    if let Some(text) = small_text(&gitdir) {
+        let target = resolve(&git_dir, text.trim());
+        out.push(Indirection { file: gitdir, what: "a work tree's gitdir", target, raw: text.trim().to_owned() });
     }
     for config in [git_dir.join("config"), common.join("config"), git_dir.join("config.worktree")] {
         config_paths(&config, &mut out);
     }
     let objects = common.join("objects");
-    alternates(&objects, &mut BTreeSet::new(), 0, &mut out);
+    alternates(&objects, &objects, &mut BTreeSet::new(), 0, &mut out);
     for base in [&git_dir, &common] {
         let http = base.join("objects/info/http-alternates");
         if std::fs::symlink_metadata(&http).is_ok() {
@@ -161,24 +168,15 @@ fn small_text(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// `target` as seen from the directory `base`: absolute, lexically normalised.
+/// `target` as seen from the directory `base`: absolute, and not normalised, so that a `..`
+/// after a symlink climbs from where the link leads, as the system resolves it
+/// (`Path::canonicalize` is the judge, in `intake`).
 fn resolve(base: &Path, target: &str) -> Target {
     if target.starts_with('~') {
         return Target::Elsewhere(target.to_owned());
     }
     let joined = if Path::new(target).is_absolute() { PathBuf::from(target) } else { base.join(target) };
-    let joined = std::path::absolute(&joined).unwrap_or(joined);
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            c => out.push(c),
-        }
-    }
-    Target::Path(out)
+    Target::Path(std::path::absolute(&joined).unwrap_or(joined))
 }
 
 fn link(path: &Path) -> Indirection {
@@ -208,21 +206,37 @@ fn symlinks_below(dir: &Path, out: &mut Vec<Indirection>) {
     }
 }
 
-/// The alternates of the object directory `objects`, and theirs, as git resolves them
-/// (relative lines against `objects`).
-fn alternates(objects: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize, out: &mut Vec<Indirection>) {
+/// Alternates past this depth are refused as leading elsewhere: git stops at 5, gix does not.
+const MAX_ALTERNATES: usize = 64;
+
+/// The alternates of the object directory `objects`, and theirs, recursively. A relative line
+/// of a nested alternate is listed against both bases readers use: git resolves it against that
+/// alternate's own directory, gix against the first repository's (`first`). Every object
+/// directory reached is searched for symlinks too.
+fn alternates(objects: &Path, first: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize, out: &mut Vec<Indirection>) {
     let file = objects.join("info/alternates");
     let Some(text) = small_text(&file) else { return };
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let line = line.trim_matches('"');
-        let target = resolve(objects, line);
-        if let Target::Path(p) = &target
-            && depth < 5
-            && seen.insert(p.clone())
-        {
-            alternates(p, seen, depth + 1, out);
+        let mut bases = vec![objects.to_owned()];
+        if depth > 0 && !Path::new(line).is_absolute() {
+            bases.push(first.to_owned());
         }
-        out.push(Indirection { file: file.clone(), what: "an object alternate", target, raw: line.to_owned() });
+        for base in bases {
+            let target = if depth >= MAX_ALTERNATES {
+                Target::Elsewhere(format!("alternates more than {MAX_ALTERNATES} deep"))
+            } else {
+                resolve(&base, line)
+            };
+            if let Target::Path(p) = &target {
+                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                if seen.insert(real.clone()) {
+                    symlinks_below(&real, out);
+                    alternates(&real, first, seen, depth + 1, out);
+                }
+            }
+            out.push(Indirection { file: file.clone(), what: "an object alternate", target, raw: line.to_owned() });
+        }
     }
 }
 
@@ -253,6 +267,8 @@ fn key_value(line: &str, section: &str, config: &Path, base: &Path, out: &mut Ve
     let what = match (section, key.as_str()) {
         ("include" | "includeif", "path") => "a configuration include",
         ("core", "worktree") => "core.worktree",
+        ("core", "excludesfile" | "attributesfile" | "hookspath") => "a core path setting",
+        ("gitoxide", "shallowfile") => "gitoxide.core.shallowFile",
         _ => return,
     };
     if !value.is_empty() {
@@ -266,8 +282,8 @@ mod tests {
 
     #[test]
     fn targets_resolve_against_the_naming_file_not_the_current_directory() {
-        assert_eq!(resolve(Path::new("/a/b/.git"), "../../c"), Target::Path("/a/c".into()));
-        assert_eq!(resolve(Path::new("/a"), "/x/y/../z"), Target::Path("/x/z".into()));
+        assert_eq!(resolve(Path::new("/a/b/.git"), "../../c"), Target::Path("/a/b/.git/../../c".into()));
+        assert_eq!(resolve(Path::new("/a"), "/x/y/../z"), Target::Path("/x/y/../z".into()));
         assert_eq!(resolve(Path::new("/a"), "~/x"), Target::Elsewhere("~/x".into()));
     }
 
@@ -287,9 +303,9 @@ mod tests {
         let whats: Vec<(&str, &Target)> = all.iter().map(|i| (i.what, &i.target)).collect();
         let abs = |p: &Path| Target::Path(p.to_owned());
         assert!(whats.contains(&("an object alternate", &abs(Path::new("/elsewhere/objects")))), "{whats:?}");
-        assert!(whats.contains(&("an object alternate", &abs(&d.path().join("x/objects")))), "{whats:?}");
+        assert!(whats.contains(&("an object alternate", &abs(&g.join("objects/../../x/objects")))), "{whats:?}");
         assert!(whats.contains(&("core.worktree", &abs(Path::new("/w")))), "{whats:?}");
-        assert!(whats.contains(&("a configuration include", &abs(&d.path().join("inc")))), "{whats:?}");
+        assert!(whats.contains(&("a configuration include", &abs(&g.join("../inc")))), "{whats:?}");
         #[cfg(unix)]
         assert!(whats.iter().any(|(w, _)| *w == "a symlink"), "{whats:?}");
     }

@@ -28,6 +28,8 @@ pub enum Kind {
     TarGz,
     /// A git bundle (`git bundle create`), read by git itself (`bundle.rs`).
     Bundle,
+    /// Both a tar and a zip archive by its first bytes (a polyglot): refused.
+    Ambiguous,
 }
 
 impl Kind {
@@ -39,6 +41,7 @@ impl Kind {
             Kind::Tar => "tar archive",
             Kind::TarGz => "gzip-compressed tar archive",
             Kind::Bundle => "git bundle",
+            Kind::Ambiguous => "file that is both a tar and a zip archive",
         }
     }
 }
@@ -66,13 +69,18 @@ pub fn kind_of(path: &Path) -> io::Result<Option<Kind>> {
 /// The format the first bytes of a file announce.
 #[must_use]
 pub fn kind_of_bytes(head: &[u8]) -> Option<Kind> {
+    let zip = head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06");
+    let tar = head.get(257..262) == Some(b"ustar");
     if head.starts_with(b"# v2 git bundle\n") || head.starts_with(b"# v3 git bundle\n") {
         Some(Kind::Bundle)
     } else if head.starts_with(&[0x1f, 0x8b]) {
         Some(Kind::TarGz)
-    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+    } else if zip && tar {
+        // A file both readers accept would unpack to different trees for different tools.
+        Some(Kind::Ambiguous)
+    } else if zip {
         Some(Kind::Zip)
-    } else if head.get(257..262) == Some(b"ustar") {
+    } else if tar {
         Some(Kind::Tar)
     } else {
         None
@@ -136,11 +144,20 @@ pub fn unpack_from<R: Read + io::Seek>(
         Kind::TarGz => {
             let consumed = Rc::new(Cell::new(0));
             let counted = Counting { inner: reader, count: Rc::clone(&consumed) };
-            tar(flate2::read::GzDecoder::new(counted), &mut sink, Some(consumed), ctx)
+            // Every gzip member, as GNU tar reads them: a second member after the first's end
+            // is part of the archive, not trailing bytes to ignore.
+            tar(flate2::read::MultiGzDecoder::new(counted), &mut sink, Some(consumed), ctx)
         }
         Kind::Bundle => {
             Err(("(the archive)".to_owned(), RefusalKind::Malformed("a git bundle is cloned, not unpacked".to_owned())))
         }
+        Kind::Ambiguous => Err((
+            "(the archive)".to_owned(),
+            RefusalKind::Malformed(
+                "its first bytes make it both a tar and a zip archive, which other tools would unpack differently"
+                    .to_owned(),
+            ),
+        )),
     };
     result.and_then(|()| sink.links_stay_inside()).map_err(|(member, kind)| Refusal::member(shown, member, kind))?;
     Ok(Unpacked { entries: budget.entries - entries0, bytes: budget.written - bytes0 })
@@ -402,6 +419,16 @@ fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, 
         };
         let raw = entry.path_bytes().into_owned();
         last = String::from_utf8_lossy(&raw).into_owned();
+        // A PAX sparse member (GNU.sparse.*) is stored under a name that is not its own: the
+        // tar crate would write it there, where GNU tar restores the real one.
+        let sparse = entry
+            .pax_extensions()
+            .ok()
+            .flatten()
+            .is_some_and(|mut x| x.any(|e| e.is_ok_and(|e| e.key_bytes().starts_with(b"GNU.sparse"))));
+        if sparse {
+            return Err((last, RefusalKind::SpecialFile { what: "a sparse file (PAX GNU.sparse)".to_owned() }));
+        }
         let link = || -> Result<String, RefusalKind> {
             let t = entry.link_name_bytes().ok_or(RefusalKind::BadLinkTarget)?;
             String::from_utf8(t.into_owned()).map_err(|_| RefusalKind::BadLinkTarget)
@@ -504,6 +531,8 @@ mod tests {
         tar[257..262].copy_from_slice(b"ustar");
         assert_eq!(kind_of_bytes(&tar), Some(Kind::Tar));
         assert_eq!(kind_of_bytes(b"hello"), None);
+        tar[..4].copy_from_slice(b"PK\x03\x04");
+        assert_eq!(kind_of_bytes(&tar), Some(Kind::Ambiguous), "a tar whose first member is named PK\\x03\\x04");
     }
 
     /// A tar of `n` one-byte files named 0, 1, 2…
@@ -642,6 +671,44 @@ mod tests {
         assert_eq!(one, Ok(Unpacked { entries: 3, bytes: 3 }));
         let two = unpack_from(io::Cursor::new(&tar), "2.tar", Kind::Tar, d2.path(), &mut budget, Ctx::silent());
         assert_eq!(two.expect_err("over").kind, RefusalKind::Limit { cap: Cap::Entries, limit: 5 });
+    }
+
+    /// Every gzip member is read, as GNU tar reads them: a tar split over two members unpacks
+    /// whole (the first member alone was taken before, hiding what followed).
+    #[test]
+    fn every_gzip_member_is_read() {
+        let member = |name: &str| {
+            let mut b = tar::Builder::new(Vec::new());
+            let mut h = tar::Header::new_gnu();
+            h.set_size(1);
+            h.set_mode(0o644);
+            b.append_data(&mut h, name, &b"x"[..]).expect("member");
+            let mut tar = b.into_inner().expect("tar");
+            tar.truncate(tar.len() - 1024);
+            gzip(&tar)
+        };
+        let mut two = member("one");
+        two.extend(member("two"));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut budget = Budget::new(limits(9, 1 << 20, 200, 1 << 20));
+        budget.receive(two.len() as u64);
+        let got = unpack_from(io::Cursor::new(&two), "two.tgz", Kind::TarGz, dir.path(), &mut budget, Ctx::silent());
+        assert_eq!(got.map(|u| u.entries), Ok(2));
+        assert!(dir.path().join("two").is_file());
+    }
+
+    /// A PAX sparse member is stored under a name that is not its own: refused.
+    #[test]
+    fn a_pax_sparse_member_is_refused() {
+        let mut b = tar::Builder::new(Vec::new());
+        b.append_pax_extensions([("GNU.sparse.major", &b"1"[..]), ("GNU.sparse.name", &b"repo/HEAD"[..])])
+            .expect("pax");
+        let mut h = tar::Header::new_ustar();
+        h.set_size(1);
+        h.set_mode(0o644);
+        b.append_data(&mut h, "repo/GNUSparseFile.0/HEAD", &b"x"[..]).expect("member");
+        let e = run(&b.into_inner().expect("tar"), Kind::Tar, limits(9, 1 << 20, 200, 1 << 20)).expect_err("refused");
+        assert!(matches!(e.kind, RefusalKind::SpecialFile { .. }), "{e}");
     }
 
     /// A zip bomb declared small (its sizes rewritten to 1): refused by the reader or by the

@@ -7,8 +7,10 @@ use std::process::{Command, Stdio};
 
 use super::refusal::RefusalKind;
 
-/// Clones the bundle at `bundle` into `dest`, which must not exist, as a bare mirror: every
-/// ref the bundle holds, and nothing checked out.
+/// Clones the bundle at `bundle` into `dest`, which must not exist, with its `HEAD` checked
+/// out: every object the bundle holds, and the work tree a record committed in it is found in.
+/// Git runs with no filter, hook or configuration of ours or the user's, so the checkout writes
+/// the committed bytes.
 ///
 /// # Errors
 /// Why git could not read it, with the fix when the bundle is incremental (it needs commits it
@@ -17,7 +19,7 @@ pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
     let abs = std::path::absolute(bundle).map_err(|e| RefusalKind::Unreadable(e.to_string()))?;
     let home = dest.parent().unwrap_or(dest);
     let out = git(home)
-        .args(["clone", "--mirror", "--quiet", "--no-hardlinks", "--template="])
+        .args(["clone", "--quiet", "--no-hardlinks", "--template=", "-c", "core.symlinks=false"])
         .arg("--")
         .arg(&abs)
         .arg(dest)

@@ -17,11 +17,10 @@ use crate::git::indirection::{Target, holds, indirections, substitutions};
 pub(crate) fn confine(repo: &Path, root: &Path) -> Result<(), (PathBuf, RefusalKind)> {
     let real_root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
     for ind in indirections(repo) {
+        // Resolved as the system resolves it, through every link; a target that does not
+        // resolve is refused too: nothing may decide where it would lead on another machine.
         let inside = match &ind.target {
-            Target::Path(p) => {
-                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-                real.starts_with(&real_root) || (p.starts_with(root) && !p.exists())
-            }
+            Target::Path(p) => p.canonicalize().is_ok_and(|real| real.starts_with(&real_root)),
             Target::Elsewhere(_) => false,
         };
         if !inside {

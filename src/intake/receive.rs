@@ -104,7 +104,7 @@ pub fn receive(inputs: &[PathBuf], work: &Path, limits: Limits, ctx: Ctx<'_>) ->
         for r in &found.repos {
             let name = join(shown, &r.rel);
             super::confine::confine(&r.path, root)
-                .map_err(|(file, kind)| Refusal::member(name.clone(), shown_in(&intake.names, &file), kind))?;
+                .map_err(|(file, kind)| Refusal::file(name.clone(), shown_in(&intake.names, &file), kind))?;
             if let Some(why) = r.incomplete {
                 let stem = name.rsplit('/').next().unwrap_or(&name).to_owned();
                 return Err(Refusal::whole(name, RefusalKind::Incomplete { why, stem }));
@@ -163,6 +163,10 @@ impl Taker<'_> {
             self.intake.received.push(item);
             return self.search(input, shown, dest, level, authors);
         }
+        if !meta.is_file() {
+            // A FIFO or a device would block or never end when read.
+            return Err(Refusal::whole(shown, RefusalKind::SpecialFile { what: "not a regular file".to_owned() }));
+        }
         let kind =
             kind_of(input).map_err(unreadable)?.ok_or_else(|| Refusal::whole(shown, RefusalKind::UnknownKind))?;
         if authors {
@@ -175,17 +179,16 @@ impl Taker<'_> {
         })?;
         if kind == Kind::Bundle {
             let stem = input.file_stem().map(shown_name).unwrap_or_else(|| "bundle".to_owned());
-            let repo = dest.join(format!("{stem}.git"));
+            let repo = dest.join(&stem);
             bundle::clone(input, &repo).map_err(|k| Refusal::whole(shown, k))?;
             let (files, bytes) = size_of(&repo);
             self.budget.charge(files, bytes).map_err(|k| Refusal::whole(shown, k))?;
             item.entries = Some(files);
             item.bytes = Some(bytes);
             self.intake.received.push(item);
-            self.intake.names.push((repo.display().to_string(), shown.to_owned()));
-            let found = tree::search(&repo, self.budget.limits().max_depth);
-            self.intake.trees.push((repo, shown.to_owned(), found));
-            return Ok(());
+            // The work tree of its HEAD is searched like any other: a transcript or evidence
+            // committed in the repository is a record of the submission (issue 46).
+            return self.search(&repo, shown, &dest.join("inner"), level, false);
         }
         let unpacked = unpack(input, shown, kind, dest, &mut self.budget, self.ctx)?;
         item.entries = Some(unpacked.entries);
@@ -200,6 +203,20 @@ impl Taker<'_> {
         let found = tree::search(root, self.budget.limits().max_depth);
         if let Some(deep) = &found.too_deep {
             return Err(Refusal::member(shown, tree::shown_rel(root, deep), self.budget.too_deep()));
+        }
+        // A link in the tree may lead anywhere on this machine: every one must resolve, through
+        // every link, inside the tree it was received in (a detector that followed it would
+        // read what the authors never sent).
+        let real_root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+        for link in &found.links {
+            if !link.canonicalize().is_ok_and(|real| real.starts_with(&real_root)) {
+                let raw = std::fs::read_link(link).map(|t| t.display().to_string()).unwrap_or_default();
+                return Err(Refusal::file(
+                    shown,
+                    tree::shown_rel(root, link),
+                    RefusalKind::OutsideLink { what: "a symlink", target: format!("{raw:?}") },
+                ));
+            }
         }
         self.intake.names.push((root.display().to_string(), shown.to_owned()));
         let packed = found.packed.clone();

@@ -13,6 +13,9 @@ pub struct Refusal {
     /// The member or file at fault, as the archive spells it or as shown in the report;
     /// `None` when the input as a whole is.
     pub member: Option<String>,
+    /// Whether `member` is a file of a received tree or repository (an indirection, a link)
+    /// rather than a member of an archive.
+    pub file: bool,
     /// Why.
     pub kind: RefusalKind,
 }
@@ -21,21 +24,28 @@ impl Refusal {
     /// A refusal of the whole of `input`.
     #[must_use]
     pub fn whole(input: impl Into<String>, kind: RefusalKind) -> Self {
-        Refusal { input: input.into(), member: None, kind }
+        Refusal { input: input.into(), member: None, file: false, kind }
     }
 
     /// A refusal of `member` of `input`.
     #[must_use]
     pub fn member(input: impl Into<String>, member: impl Into<String>, kind: RefusalKind) -> Self {
-        Refusal { input: input.into(), member: Some(member.into()), kind }
+        Refusal { input: input.into(), member: Some(member.into()), file: false, kind }
+    }
+
+    /// A refusal of the file `file` of a tree or repository received as `input`.
+    #[must_use]
+    pub fn file(input: impl Into<String>, file: impl Into<String>, kind: RefusalKind) -> Self {
+        Refusal { input: input.into(), member: Some(file.into()), file: true, kind }
     }
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.member {
-            Some(m) => write!(f, "{}: member {m:?}: {}", self.input, self.kind),
-            None => write!(f, "{}: {}", self.input, self.kind),
+        match (&self.member, self.file) {
+            (Some(file), true) => write!(f, "{}: {file}: {}", self.input, self.kind),
+            (Some(m), false) => write!(f, "{}: member {m:?}: {}", self.input, self.kind),
+            (None, _) => write!(f, "{}: {}", self.input, self.kind),
         }
     }
 }
@@ -186,7 +196,10 @@ pub enum RefusalKind {
     },
     /// A git indirection (commondir, alternates, a `.git` file, a symlink, an include, a
     /// linked work tree, `core.worktree`) that leads outside the received tree.
-    #[error("{what} leads outside the submission, to {target}; nothing outside a submission is read")]
+    #[error(
+        "{what} leads outside the submission, to {target}; nothing outside a submission is read: ask the authors for \
+         the repository as a bundle (`git bundle create NAME.bundle --all` in its clone)"
+    )]
     OutsideLink {
         /// The indirection, in words.
         what: &'static str,

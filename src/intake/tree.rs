@@ -38,6 +38,8 @@ pub struct Found {
     /// The first directory found deeper than the depth searched, when one is: what lies below
     /// it was not searched, so the caller must refuse rather than verify part of the tree.
     pub too_deep: Option<PathBuf>,
+    /// Symlinks outside `.git` directories (not followed): the caller decides where each may lead.
+    pub links: Vec<PathBuf>,
 }
 
 /// Searches `root` (at most `max_depth` levels, symlinks not followed, a repository's `.git`
@@ -50,6 +52,7 @@ pub fn search(root: &Path, max_depth: u64) -> Found {
     found.packed.sort();
     found.dirs.sort();
     found.named.sort();
+    found.links.sort();
     found
 }
 
@@ -61,7 +64,7 @@ pub fn shown_rel(root: &Path, dir: &Path) -> String {
     if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
 }
 
-/// A file name as text: UTF-8 as it is, any other byte as `\xNN`.
+/// A file name as text: UTF-8 as it is but a backslash doubled, any other byte as `\xNN`.
 #[must_use]
 pub fn shown_name(name: &std::ffi::OsStr) -> String {
     #[cfg(unix)]
@@ -69,7 +72,8 @@ pub fn shown_name(name: &std::ffi::OsStr) -> String {
         use std::os::unix::ffi::OsStrExt as _;
         let mut out = String::new();
         for chunk in name.as_bytes().utf8_chunks() {
-            out.push_str(chunk.valid());
+            // A backslash is doubled, so the text `\xff` and the byte 0xff never read alike.
+            out.push_str(&chunk.valid().replace('\\', "\\\\"));
             for b in chunk.invalid() {
                 out.push_str(&format!("\\x{b:02x}"));
             }
@@ -90,38 +94,53 @@ pub fn is_named(path: &Path) -> bool {
         || (name.ends_with(".json") && name.contains("trust") && name.contains("store"))
 }
 
+/// The names git keeps in a git directory: a bare repository's own, never searched for records.
+const GIT_NAMES: &[&str] =
+    &["objects", "refs", "logs", "info", "hooks", "branches", "worktrees", "modules", "lfs", "rr-cache", "reftable"];
+
 fn visit(root: &Path, dir: &Path, depth: u64, max_depth: u64, found: &mut Found) {
     let rel = shown_rel(root, dir);
-    if is_bare(dir) {
-        found.repos.push(FoundRepo { incomplete: incomplete(dir), path: dir.to_owned(), rel });
-        return;
-    }
     let git = dir.join(".git");
-    match std::fs::symlink_metadata(&git) {
+    // A work tree first: one that tracks files named `HEAD`, `objects` and `refs` is no bare
+    // repository, and what is nested in it must still be found.
+    let bare = match std::fs::symlink_metadata(&git) {
         Ok(m) if m.is_dir() => {
             found.repos.push(FoundRepo { incomplete: incomplete(&git), path: dir.to_owned(), rel });
+            false
         }
         Ok(m) if m.is_file() || m.is_symlink() => {
             found.repos.push(FoundRepo { incomplete: Some(Incomplete::GitFile), path: dir.to_owned(), rel });
+            false
         }
-        _ => {}
+        _ if is_bare(dir) => {
+            found.repos.push(FoundRepo { incomplete: incomplete(dir), path: dir.to_owned(), rel });
+            true
+        }
+        _ => false,
+    };
+    if !bare {
+        found.dirs.push(dir.to_owned());
     }
-    found.dirs.push(dir.to_owned());
     let Ok(read) = std::fs::read_dir(dir) else { return };
     let mut children: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
     children.sort();
     for child in children {
-        if child.file_name().is_some_and(|n| n == ".git") {
+        let name = child.file_name().unwrap_or_default();
+        // A bare repository's own directories are git's; anything else in it is searched,
+        // since a repository or record placed there would otherwise drop out unseen.
+        if name == ".git" || (bare && GIT_NAMES.iter().any(|g| name == *g)) {
             continue;
         }
         let Ok(meta) = std::fs::symlink_metadata(&child) else { continue };
-        if meta.is_dir() {
+        if meta.is_symlink() {
+            found.links.push(child);
+        } else if meta.is_dir() {
             if depth < max_depth {
                 visit(root, &child, depth + 1, max_depth, found);
             } else if found.too_deep.is_none() {
                 found.too_deep = Some(child);
             }
-        } else if meta.is_file() {
+        } else if meta.is_file() && !bare {
             found.files += 1;
             if is_named(&child) {
                 found.named.push(child.clone());
@@ -140,7 +159,11 @@ fn is_bare(dir: &Path) -> bool {
 
 /// What the git directory `gitdir` lacks: a `shallow` file, or a promisor remote.
 fn incomplete(gitdir: &Path) -> Option<Incomplete> {
-    if gitdir.join("shallow").is_file() {
+    // A linked work tree's shallow file is its common directory's (gix reads it there).
+    let common = crate::files::read_capped(&gitdir.join("commondir"), 1 << 16)
+        .ok()
+        .map(|t| gitdir.join(String::from_utf8_lossy(&t).trim()));
+    if gitdir.join("shallow").exists() || common.is_some_and(|c| c.join("shallow").exists()) {
         return Some(Incomplete::Shallow);
     }
     let config = crate::files::read_capped(&gitdir.join("config"), 1 << 20).unwrap_or_default();

@@ -33,8 +33,13 @@ pub fn queue(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
 /// its path, kind and bytes: a claims file edited inside a repository's work tree changes it.
 #[must_use]
 pub fn fingerprint(path: &Path) -> Option<String> {
-    if !std::fs::symlink_metadata(path).ok()?.is_dir() {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_file() {
         return super::sha256_of(path).ok().map(|d| format!("sha256:{d}"));
+    }
+    if !meta.is_dir() {
+        // A FIFO or a device is never read: it has no bytes to stand for.
+        return None;
     }
     let mut entries = Vec::new();
     let mut stack = vec![path.to_owned()];
@@ -55,8 +60,10 @@ pub fn fingerprint(path: &Path) -> Option<String> {
             "dir".to_owned()
         } else if t.is_symlink() {
             format!("link {}", std::fs::read_link(&p).ok()?.display())
-        } else {
+        } else if t.is_file() {
             format!("file {}", super::sha256_of(&p).ok()?)
+        } else {
+            "special".to_owned()
         };
         h.update(format!("{rel}\t{what}\n").as_bytes());
     }

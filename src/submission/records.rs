@@ -1,5 +1,5 @@
 //! Finding every record a submission holds and verifying each with its protocol's own command
-//! (`protocols::detect_each`): every repository at any depth, and every protocol's records in
+//! (`protocols::detect_by`): every repository at any depth, and every protocol's records in
 //! each (a ledger repository that also holds a CrossExam `_Msg/` gives two records). A record
 //! that needs another repository is paired with one that holds the commits it binds, found
 //! through an index built once (`Pairing`), so that the cost follows the number of records and
@@ -50,6 +50,9 @@ pub struct Record {
     pub unverified: Option<String>,
     /// The trust anchors its command used, when it used a trust store.
     pub anchors: Option<Anchors>,
+    /// The repositories, by name, holding a commit it binds: each a plausible partner, so one
+    /// it was not verified with is named (CV-N002) rather than passed over in silence.
+    pub holders: Vec<String>,
     /// Paths given to its command, for a claims file to use the same ones.
     given: Vec<(&'static str, PathBuf)>,
 }
@@ -74,62 +77,62 @@ pub struct Found {
 }
 
 /// Every record in `repos` (repositories, by path) and `dirs` (every other directory
-/// searched): each path is offered to every protocol's detector, repositories first, then the
-/// deepest directory first. A protocol's record is found once: a path inside or around a
-/// folder the same protocol already recognised, within the same repository, is not offered to
-/// that protocol again (Proof-or-Stop findings above their evidence directory are the same
-/// records); another protocol, or a repository nested inside, is asked anew.
+/// searched): each path is offered once to every protocol's detector, repositories first, then
+/// the deepest directory first, and every path a detector recognises is a record. A folder
+/// recognised around another one is verified too, not skipped as "the same records": a story
+/// holding a copied authentic story below it is a record of its own, and verifying what a
+/// parent's command also covers twice costs time, never a verdict.
 #[must_use]
 pub fn discover(repos: &[PathBuf], dirs: &[PathBuf]) -> Vec<Found> {
     let mut candidates: Vec<PathBuf> = repos.to_vec();
     let mut rest: Vec<PathBuf> = dirs.iter().filter(|d| !repos.contains(d)).cloned().collect();
     rest.sort_by_key(|d| (std::cmp::Reverse(d.components().count()), d.clone()));
     candidates.extend(rest);
-    // The repository a path belongs to: the deepest one that holds it.
-    let owner = |p: &Path| repos.iter().filter(|r| p.starts_with(r)).max_by_key(|r| r.components().count()).cloned();
-    let mut covered: Vec<(&'static str, PathBuf, Option<PathBuf>)> = Vec::new();
     let mut out = Vec::new();
     for path in candidates {
-        let own = owner(&path);
         for protocol in crate::protocols::PROTOCOLS.iter().map(|p| p.name) {
-            // Asked only where it has not recognised the same records: a ledger's thousand
-            // cycle folders cost one look each, not a detection each.
-            let seen = covered
-                .iter()
-                .any(|(p, c, o)| *p == protocol && *o == own && (path.starts_with(c) || c.starts_with(&path)));
-            if seen {
-                continue;
+            if let Some(detection) = crate::protocols::detect_by(protocol, &path, Given::default()) {
+                out.push(Found { protocol, path: path.clone(), detection });
             }
-            let Some(detection) = crate::protocols::detect_by(protocol, &path, Given::default()) else { continue };
-            covered.push((protocol, path.clone(), own.clone()));
-            out.push(Found { protocol, path: path.clone(), detection });
         }
     }
     out
 }
 
-/// When the directory `path` holds more records than one protocol's command verifies (a
-/// ledger and a transcript, a repository nested inside), why `verify PATH` refuses it: each
-/// record with its command, and the one command that verifies all of them.
+/// When the directory `path` holds more than one command verifies, why `verify PATH` refuses
+/// it: bundles or archives in it, repositories nested in it, or records of a protocol other
+/// than the one(s) recognising `path` itself, each named, with the one command that verifies
+/// all of it. Records of the protocol recognising `path` below it are its command's own (a
+/// ledger's cycle folders, the stories of a directory of stories).
 #[must_use]
 pub fn ambiguity(path: &Path) -> Option<String> {
     if !path.is_dir() {
         return None;
     }
+    let own: Vec<&str> = crate::protocols::PROTOCOLS
+        .iter()
+        .map(|p| p.name)
+        .filter(|p| crate::protocols::detect_by(p, path, Given::default()).is_some())
+        .collect();
     let found = crate::intake::tree::search(path, crate::intake::Limits::default().max_depth);
+    let mut more: Vec<String> = found.packed.iter().map(|(p, k)| format!("{} ({})", p.display(), k.as_str())).collect();
+    more.extend(
+        found.repos.iter().filter(|r| r.rel != ".").map(|r| format!("{} (a git repository)", r.path.display())),
+    );
     let repos: Vec<PathBuf> = found.repos.iter().map(|r| r.path.clone()).collect();
-    let records = discover(&repos, &found.dirs);
-    if records.len() < 2 {
+    for f in discover(&repos, &found.dirs) {
+        if !own.contains(&f.protocol) {
+            more.push(format!("`{}` ({})", f.detection.command, f.detection.what));
+        }
+    }
+    if more.is_empty() {
         return None;
     }
-    let each: Vec<String> =
-        records.iter().map(|f| format!("`{}` ({})", f.detection.command, f.detection.what)).collect();
     Some(format!(
-        "{}: holds {} records, and `verify PATH` verifies one protocol's: {}; run `crossverify verify --submission {}` \
-         to verify all of them in one report, or each command",
+        "{}: holds more than one command verifies: {}; run `crossverify verify --submission {}` to verify all of it in \
+         one report, or each command",
         path.display(),
-        records.len(),
-        each.join("; "),
+        more.join("; "),
         path.display()
     ))
 }
@@ -154,6 +157,7 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
             report: None,
             unverified: None,
             anchors: None,
+            holders: Vec::new(),
             given: Vec::new(),
         };
         run_paired(&mut record, f.detection, &mut pairing, &stores, intake, ctx);
@@ -206,23 +210,51 @@ impl<'a> Pairing<'a> {
         self.holders.get(commit).map_or(&[], Vec::as_slice)
     }
 
-    /// The repositories to try for the record at `path`, the one holding it first: those
-    /// holding a commit it binds when its protocol declares bindings, else every one.
-    fn candidates(&mut self, protocol: &'static str, path: &Path) -> Vec<PathBuf> {
+    /// The repositories to try for the record at `path`, best first, each with its rank: the
+    /// one holding the record, then (when its protocol declares bindings) those holding every
+    /// commit it binds before those holding some, then the nearest by path (the most leading
+    /// components shared with the record). Candidates of equal rank are all run and the worst
+    /// verdict kept, so neither a name's sort order nor a decoy decides (`run_paired`). Also the
+    /// names of every repository holding a bound commit.
+    fn candidates(&mut self, protocol: &'static str, path: &Path) -> (Vec<(PathBuf, Rank)>, Vec<usize>) {
         let bound = crate::protocols::binds(protocol, path);
-        let mut pool: Vec<usize> = if bound.is_empty() {
-            (0..self.repos.len()).collect()
-        } else {
-            let mut v: Vec<usize> = Vec::new();
-            for c in &bound {
-                v.extend_from_slice(self.holders_of(c));
+        let mut held: BTreeMap<usize, usize> = BTreeMap::new();
+        for c in &bound {
+            for i in self.holders_of(c).to_vec() {
+                *held.entry(i).or_default() += 1;
             }
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        pool.sort_by_key(|i| (!path.starts_with(&self.repos[*i]), *i));
-        pool.into_iter().map(|i| self.repos[i].clone()).collect()
+        }
+        let pool: Vec<usize> =
+            if bound.is_empty() { (0..self.repos.len()).collect() } else { held.keys().copied().collect() };
+        let shared = |r: &Path| path.components().zip(r.components()).take_while(|(a, b)| a == b).count();
+        let mut ranked: Vec<(PathBuf, Rank)> = pool
+            .into_iter()
+            .map(|i| {
+                let r = &self.repos[i];
+                let partial = !bound.is_empty() && held.get(&i).copied().unwrap_or(0) < bound.len();
+                (r.clone(), (!path.starts_with(r), partial, std::cmp::Reverse(shared(r))))
+            })
+            .collect();
+        ranked.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+        (ranked, held.keys().copied().collect())
+    }
+
+    fn name(&self, i: usize) -> &Path {
+        &self.repos[i]
+    }
+}
+
+/// A candidate's rank, best first: not holding the record, holding only some bound commits,
+/// fewer leading path components shared with the record.
+type Rank = (bool, bool, std::cmp::Reverse<usize>);
+
+/// How bad an exit code is, for keeping the worst of several runs: failed, then inconclusive,
+/// then verified.
+fn severity(code: u8) -> u8 {
+    match code {
+        1 => 3,
+        3 | 2 => 2,
+        _ => 1,
     }
 }
 
@@ -260,35 +292,57 @@ fn run_paired(
     };
     let stores: Vec<Option<&Path>> =
         if stores.is_empty() { vec![None] } else { stores.iter().map(|s| Some(s.as_path())).collect() };
-    let repos = pairing.candidates(record.protocol, &record.path);
-    for repo in &repos {
+    let (repos, holders) = pairing.candidates(record.protocol, &record.path);
+    record.holders = holders.into_iter().map(|i| intake.shown(pairing.name(i))).collect();
+    let mut tried: Vec<String> = Vec::new();
+    let mut ran: Option<Rank> = None;
+    for (repo, rank) in &repos {
+        // Past the first rank that ran, nothing more is tried: equal ranks are all run.
+        if ran.is_some_and(|r| r != *rank) {
+            break;
+        }
         for store in &stores {
             let mut given: Vec<(&'static str, &Path)> = vec![("science", repo), ("repo", repo)];
             given.extend(store.map(|s| ("trust-store", s)));
-            let Some((_, found)) = crate::protocols::detect_each(&record.path, Given(&given))
-                .into_iter()
-                .find(|(p, _)| *p == record.protocol)
-            else {
+            let Some(found) = crate::protocols::detect_by(record.protocol, &record.path, Given(&given)) else {
                 continue;
             };
             let Ok(run) = found.run else { continue };
             if ctx.check().is_err() {
                 break;
             }
-            if let Ok(report) = run(ctx) {
-                record.command = intake.shown_text(&found.command);
-                // What the command used: the paths its command line names.
-                let named = |p: &Path| found.command.contains(&p.display().to_string());
-                record.paired = given.iter().filter(|(_, p)| named(p)).map(|(_, p)| intake.shown(p)).collect();
-                record.paired.dedup();
-                record.given = given.iter().filter(|(_, p)| named(p)).map(|(k, p)| (*k, p.to_path_buf())).collect();
-                record.report = Some(report);
-                return;
+            match run(ctx) {
+                Ok(report) => {
+                    ran = Some(*rank);
+                    let worse =
+                        record.report.as_ref().is_none_or(|r| severity(report.exit_code()) > severity(r.exit_code()));
+                    if worse {
+                        record.command = intake.shown_text(&found.command);
+                        // What the command used: the paths its command line names.
+                        let named = |p: &Path| found.command.contains(&p.display().to_string());
+                        record.paired = given.iter().filter(|(_, p)| named(p)).map(|(_, p)| intake.shown(p)).collect();
+                        record.paired.dedup();
+                        record.given =
+                            given.iter().filter(|(_, p)| named(p)).map(|(k, p)| (*k, p.to_path_buf())).collect();
+                        record.report = Some(report);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    let why = format!("with {}: {}", intake.shown(repo), intake.shown_text(&e.to_string()));
+                    if tried.len() < 3 && !tried.contains(&why) {
+                        tried.push(why);
+                    }
+                }
             }
         }
     }
+    if record.report.is_some() {
+        return;
+    }
+    let tried = if tried.is_empty() { String::new() } else { format!(" (tried {})", tried.join("; ")) };
     record.unverified = Some(format!(
-        "{}; no repository{} of the submission made it verifiable",
+        "{}; no repository{} of the submission made it verifiable{tried}",
         intake.shown_text(&first),
         if stores.iter().any(Option::is_some) { " and trust store" } else { "" }
     ));
@@ -310,24 +364,36 @@ fn claims_record(claims: &Path, records: &[Record], intake: &Intake, ctx: Ctx<'_
         report: None,
         unverified: None,
         anchors: None,
+        holders: Vec::new(),
         given: Vec::new(),
     };
     let mut why = Vec::new();
+    let mut level = None;
     for target in order {
+        // Records as near as the first that gave figures are all checked, the worst kept: a
+        // claims file equally near two ledgers is not decided by their names' order.
+        if level.is_some_and(|l| l != shared(target)) {
+            break;
+        }
         let science = target.given.iter().find(|(k, _)| *k == "science").map(|(_, p)| p.as_path());
         let opts =
             crate::stats::Options { path: &target.path, rev: None, claims: Some(claims), science, science_rev: None };
         let adapter = crate::protocols::stats_adapter(&target.path);
         match crate::stats::command(&opts, || (adapter.read)(&opts, ctx)) {
             Ok(report) => {
-                let sci = science.map(|s| format!(" --science {}", intake.shown(s))).unwrap_or_default();
-                record.command = format!("crossverify stats {}{sci} --claims {}", target.name, record.name);
-                record.paired = vec![target.name.clone()];
-                record.report = Some(report);
-                return record;
+                level = Some(shared(target));
+                if record.report.as_ref().is_none_or(|r| severity(report.exit_code()) > severity(r.exit_code())) {
+                    let sci = science.map(|s| format!(" --science {}", intake.shown(s))).unwrap_or_default();
+                    record.command = format!("crossverify stats {}{sci} --claims {}", target.name, record.name);
+                    record.paired = vec![target.name.clone()];
+                    record.report = Some(report);
+                }
             }
             Err(e) => why.push(format!("{}: {}", target.name, intake.shown_text(&e.to_string()))),
         }
+    }
+    if record.report.is_some() {
+        return record;
     }
     record.unverified = Some(if why.is_empty() {
         "no verified record of the submission gives the figures it states".into()

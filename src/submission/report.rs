@@ -94,11 +94,25 @@ fn repositories(intake: &Intake, records: &[Record]) -> Vec<CheckResult> {
         };
         let inside: Vec<&Record> = records.iter().filter(|r| lies_in(&r.path)).collect();
         let paired: Vec<&Record> = records.iter().filter(|r| r.paired.contains(&repo.shown)).collect();
+        // A repository holding commits a record binds is a plausible partner of it: verified
+        // with another one, the record says nothing about this one, whatever else lies in it.
+        let passed_over = records.iter().find(|r| r.holders.contains(&repo.shown));
         let head = head_of(&repo.path);
         let (outcome, message) = match (head.as_deref(), inside.first(), paired.first()) {
             (None, _, _) => (Outcome::CantTell, "a git repository whose HEAD does not resolve to a commit".to_owned()),
-            (Some(_), Some(r), _) => (Outcome::Passed, format!("holds the record {}", r.name)),
-            (Some(_), None, Some(r)) => (Outcome::Passed, format!("paired with the record {}", r.name)),
+            (Some(_), _, Some(r)) => (Outcome::Passed, format!("paired with the record {}", r.name)),
+            (Some(_), _, None) if passed_over.is_some() => {
+                let r = passed_over.expect("checked");
+                (
+                    Outcome::CantTell,
+                    format!(
+                        "holds commits that the record {} binds, but it was verified with {}, not with this repository",
+                        r.name,
+                        if r.paired.is_empty() { "no repository".to_owned() } else { r.paired.join(", ") }
+                    ),
+                )
+            }
+            (Some(_), Some(r), None) => (Outcome::Passed, format!("holds the record {}", r.name)),
             (Some(_), None, None) => (
                 Outcome::CantTell,
                 "a git repository in which no record of any protocol was found, and with which no record was paired"

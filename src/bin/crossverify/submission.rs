@@ -235,10 +235,11 @@ pub(crate) fn batch(
 ) -> anyhow::Result<u8> {
     let queue =
         submission::batch::queue(folder).with_context(|| format!("reading the queue folder {}", folder.display()))?;
-    let (lines, whole) = submission::batch::done(&existing_output(out)?);
+    let existing = existing_output(out)?;
+    let (lines, whole) = submission::batch::done(&existing);
     anyhow::ensure!(
-        resume || whole == 0,
-        "{}: already holds {} results; add --resume to keep those whose submission is unchanged (taken from the \
+        resume || existing.is_empty(),
+        "{}: is not empty ({} results in it); add --resume to keep those whose submission is unchanged (taken from the \
          file, not verified again), or give a new output file to verify every submission",
         out.display(),
         lines.len()
@@ -308,6 +309,11 @@ pub(crate) fn batch(
 
 /// The bytes already in a batch output (none when it does not exist yet).
 pub(crate) fn existing_output(out: &Path) -> anyhow::Result<Vec<u8>> {
+    // Lines are appended and the file cut to its whole lines: never through a link to a file
+    // that is not the output's own.
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!("{}: a symlink; give the output file itself, or a new path", out.display());
+    }
     match std::fs::read(out) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),

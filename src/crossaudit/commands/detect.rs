@@ -84,7 +84,19 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
     if !path.is_dir() {
         return None;
     }
-    if [CYCLES_JSONL, CYCLES_B].iter().any(|f| path.join(f).is_file()) {
+    // A ledger first: records files beside it (a published `cycles.jsonl`) must not turn a
+    // ledger that fails into statistics that pass (issue 46). A link is no records file: what
+    // it names may lie outside what was given.
+    if let Some(what) = ledger_kind(path) {
+        return Some(Detected {
+            what,
+            command: sci(format!("crossverify ledger --audit {shown}")),
+            needs: None,
+            run: Verify::Ledger { audit: path.to_owned(), science: science.map(Path::to_path_buf) },
+        });
+    }
+    let records = |f: &str| std::fs::symlink_metadata(path.join(f)).is_ok_and(|m| m.is_file());
+    if [CYCLES_JSONL, CYCLES_B].iter().any(|f| records(f)) {
         return Some(Detected {
             what: "CrossAudit ledger records (mined or analysis records)".into(),
             command: sci(format!("crossverify stats {shown}")),
@@ -92,13 +104,7 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
             run: Verify::Stats { path: path.to_owned(), science: science.map(Path::to_path_buf) },
         });
     }
-    let what = ledger_kind(path)?;
-    Some(Detected {
-        what,
-        command: sci(format!("crossverify ledger --audit {shown}")),
-        needs: None,
-        run: Verify::Ledger { audit: path.to_owned(), science: science.map(Path::to_path_buf) },
-    })
+    None
 }
 
 /// The science commits a ledger repository's receipts bind, for pairing it with the repository

@@ -342,3 +342,246 @@ fn a_queue_gives_every_entry_a_line_and_resumes_only_what_is_unchanged() {
     run(&["--resume", "--trust-store", store.to_str().expect("UTF-8")]);
     assert!(lines()[before..].iter().any(|l| l["id"] == "paper-a"), "a new trust store keeps no line");
 }
+
+/// A clone of the demo's audit repository at `dir` with one receipt's first manifest digest
+/// changed and committed: a ledger that fails when verified alone (exit 1).
+fn failing_ledger(sb: &Sandbox, dir: &Path) {
+    let from = sb.bare.join("audit");
+    support::git(sb.root.as_path(), &["clone", "--quiet", from.to_str().expect("UTF-8"), dir.to_str().expect("UTF-8")]);
+    let receipt = dir.join("cycles/739e7b6f5ebf-r1/receipt.json");
+    let text = std::fs::read_to_string(&receipt).expect("receipt");
+    let text = text.replacen("\": \"38df32e2c680", "\": \"00df32e2c680", 1);
+    assert!(text.contains("00df32e2c680"), "the demo's manifest entry to tamper with");
+    std::fs::write(&receipt, text).expect("tamper");
+    commit_all(dir);
+}
+
+fn exit_of(sb: &Sandbox, args: &[&str]) -> (Option<i32>, String) {
+    let o = sb.run(args);
+    (o.status.code(), stderr(&o))
+}
+
+/// Red team, archives: repositories that drop out of the search. A repository inside a bare
+/// repository's directory, and one nested in a work tree that tracks files named `HEAD`,
+/// `objects` and `refs` (taken for bare before), are found: the failing ledger in either makes
+/// the submission fail.
+#[test]
+fn repositories_hidden_in_git_shaped_folders_are_found() {
+    let sb = sandbox();
+    let one = sb.root.join("one");
+    support::copy_dir(&sb.side, &one);
+    support::git(&sb.root, &["clone", "--quiet", "--bare", "one/audit", "one/audit.git"]);
+    std::fs::remove_dir_all(one.join("audit")).expect("rm");
+    failing_ledger(&sb, &one.join("audit.git/bad"));
+    assert_eq!(exit_of(&sb, &["verify", "--submission", "one", "--verified-at", AT]).0, Some(1));
+    let two = sb.root.join("two");
+    support::copy_dir(&sb.side, &two);
+    let science = two.join("science");
+    std::fs::write(science.join("HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+    for d in ["objects", "refs"] {
+        std::fs::create_dir_all(science.join(d)).expect("dir");
+        std::fs::write(science.join(d).join("f"), "x\n").expect("file");
+    }
+    commit_all(&science);
+    failing_ledger(&sb, &science.join("vendor/bad"));
+    assert_eq!(exit_of(&sb, &["verify", "--submission", "two", "--verified-at", AT]).0, Some(1));
+}
+
+/// Red team, archives: indirections that a one-level look missed. An alternates chain deeper
+/// than git follows (gix follows every level), a symlink inside an alternate's object directory,
+/// a `..` after a symlink (resolved lexically before, through the link by gix), and a
+/// `gitoxide.core.shallowFile` setting: each is refused, the decoy there or not.
+#[cfg(unix)]
+#[test]
+fn indirections_through_links_and_chains_are_resolved_as_read() {
+    let sb = sandbox();
+    let decoy = sb.root.join("decoy");
+    support::copy_dir(&sb.side, &decoy);
+    let outside = decoy.join("science/.git/objects");
+    // A chain of seven alternates inside the folder, the last one pointing outside.
+    let chain = sb.root.join("chain");
+    support::copy_dir(&sb.side, &chain);
+    let mut at = chain.join("science/.git/objects");
+    for i in 0..7 {
+        let next = chain.join(format!("a{i}/objects"));
+        std::fs::create_dir_all(next.join("info")).expect("alt");
+        std::fs::write(at.join("info/alternates"), format!("{}\n", next.display())).expect("alternates");
+        at = next;
+    }
+    std::fs::write(at.join("info/alternates"), format!("{}\n", outside.display())).expect("alternates");
+    refused_with_and_without_decoy(&sb, "chain", &decoy, "an object alternate");
+    // A `..` after a symlink: lexically inside, through the link outside.
+    let dots = sb.root.join("dots");
+    support::copy_dir(&sb.side, &dots);
+    let info = dots.join("science/.git/objects/info");
+    std::fs::create_dir_all(&info).expect("info");
+    std::os::unix::fs::symlink(&sb.root, info.join("l")).expect("link");
+    std::fs::write(info.join("alternates"), "info/l/decoy/science/.git/objects\n").expect("alternates");
+    refused_with_and_without_decoy(&sb, "dots", &decoy, "an object alternate");
+    // gix reads the shallow file a repository's own configuration names.
+    let shallow = sb.root.join("shallow");
+    support::copy_dir(&sb.side, &shallow);
+    let config = shallow.join("audit/.git/config");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str(&format!("[gitoxide \"core\"]\n\tshallowFile = {}/shallow\n", decoy.display()));
+    std::fs::write(&config, text).expect("config");
+    refused_with_and_without_decoy(&sb, "shallow", &decoy, "gitoxide.core.shallowFile");
+}
+
+/// Red team, front door: a symlink in a submitted folder that leads outside it is refused, not
+/// followed by a detector (a `cycles.jsonl` read from the verifying machine before).
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_a_submitted_folder_is_refused() {
+    let sb = sandbox();
+    let decoy = sb.root.join("decoy");
+    std::fs::create_dir_all(&decoy).expect("decoy");
+    std::fs::write(decoy.join("cycles.jsonl"), "{}\n").expect("records");
+    let sub = sb.root.join("sub");
+    support::copy_dir(&sb.side, &sub);
+    std::fs::create_dir_all(sub.join("rec")).expect("rec");
+    std::os::unix::fs::symlink(decoy.join("cycles.jsonl"), sub.join("rec/cycles.jsonl")).expect("link");
+    refused_with_and_without_decoy(&sb, "sub", &decoy, "a symlink");
+}
+
+/// Red team, front door: a ledger that fails must not pass as statistics because a published
+/// `cycles.jsonl` sits beside it (`verify` ran `stats` before and exited 0).
+#[test]
+fn a_records_file_beside_a_ledger_does_not_replace_its_verification() {
+    let sb = sandbox();
+    let bad = sb.root.join("bad");
+    failing_ledger(&sb, &bad);
+    let verify = ["verify", "bad", "--science", "side/science", "--verified-at", AT];
+    assert_eq!(exit_of(&sb, &verify), (Some(1), exit_of(&sb, &verify).1), "the control");
+    let line = r#"{"cycle": 1, "decision": "PASS", "findings": []}"#;
+    std::fs::write(bad.join("cycles.jsonl"), format!("{line}\n")).expect("records");
+    assert_eq!(exit_of(&sb, &verify).0, Some(1), "{}", exit_of(&sb, &verify).1);
+    let submission = ["verify", "--submission", "bad", "side/science", "--verified-at", AT];
+    assert_eq!(exit_of(&sb, &submission).0, Some(1), "{}", exit_of(&sb, &submission).1);
+}
+
+/// Red team, front door: a bundle's committed transcript is a record (bundles were cloned with
+/// no work tree, and a rewritten transcript in one went unseen: exit 0).
+#[test]
+fn a_transcript_committed_in_a_bundled_repository_is_verified() {
+    let sb = sandbox();
+    let repo = sb.root.join("paper");
+    support::git(&sb.root, &["clone", "--quiet", sb.bare.join("audit").to_str().expect("UTF-8"), "paper"]);
+    support::copy_dir(&support::root().join("test-vectors/crossexam/real/clean-two-seat/_Msg"), &repo.join("_Msg"));
+    commit_all(&repo);
+    let dir = sb.root.join("bundles");
+    std::fs::create_dir_all(&dir).expect("dir");
+    bundle(&repo, &dir.join("audit.bundle"));
+    bundle(&sb.bare.join("science"), &dir.join("science.bundle"));
+    let o = sb.run(&["verify", "bundles", "--verified-at", AT, "--format", "json"]);
+    let r = json(&o);
+    assert!(records(&r).iter().any(|(n, _)| n == "bundles/audit.bundle/_Msg"), "{:?}", records(&r));
+    sb.assert_tmp_empty();
+}
+
+/// Red team, archives: a file both a tar and a zip (a polyglot whose first member is named
+/// `PK\x03\x04`) is refused: tar and zip tools would unpack it to different trees.
+#[test]
+fn a_file_both_a_tar_and_a_zip_is_refused() {
+    let sb = sandbox();
+    let mut poly = vec![0u8; 1024];
+    poly[..4].copy_from_slice(b"PK\x03\x04");
+    poly[257..262].copy_from_slice(b"ustar");
+    std::fs::write(sb.root.join("poly.tar"), &poly).expect("write");
+    let o = sb.run(&["verify", "poly.tar", "--verified-at", AT]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("both a tar and a zip"), "{}", stderr(&o));
+}
+
+/// Red team, pairing: a decoy repository must not choose a record's verdict. Proof-or-Stop
+/// evidence beside two repositories at the same distance (one the floor passes against, one it
+/// fails against) is run against both and keeps the worst: before, the first by name won, and
+/// adding a decoy turned a failing submission into a passing one.
+#[test]
+fn a_decoy_repository_does_not_choose_the_verdict() {
+    let sb = sandbox();
+    let pos = support::root().join("test-vectors/proof-or-stop");
+    let sub = sb.root.join("pos");
+    support::copy_dir(&support::root().join("test-vectors/intake/pos-self-declared/evidence"), &sub.join("evidence"));
+    support::copy_dir(&pos.join("repos/golden.git"), &sub.join("a-decoy.git"));
+    support::copy_dir(&pos.join("repos/fixed.git"), &sub.join("z-real.git"));
+    let store = pos.join("keys/trust-store.json");
+    let o = sb.run(&[
+        "verify",
+        "--submission",
+        "pos",
+        "--trust-store",
+        store.to_str().expect("UTF-8"),
+        "--verified-at",
+        AT,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = json(&o);
+    let evidence = r["records"].as_array().expect("records").iter().find(|x| x["record"] == "pos/evidence");
+    assert_eq!(evidence.map(|e| e["outcome"].clone()), Some(Value::from("failed")), "{r:#}");
+}
+
+/// Red team, pairing: a ledger pairs with the repository holding every commit it binds, the
+/// nearest first, not with the first by name holding one of them; a repository that holds some
+/// of its commits but was not verified with is named (CV-N002 cantTell), never passed over.
+/// Before: a stale clone sorted first made an honest ledger read as forged, and two complete
+/// paper folders side by side crossed their pairings.
+#[test]
+fn a_ledger_pairs_with_the_complete_and_nearest_science_repository() {
+    let sb = sandbox();
+    let two = sb.root.join("two");
+    for d in ["A", "B"] {
+        support::copy_dir(&sb.side, &two.join(d));
+    }
+    let o = sb.run(&["verify", "two", "--verified-at", AT, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    for d in ["A", "B"] {
+        let ledger = r["records"].as_array().expect("records").iter().find(|x| x["record"] == format!("two/{d}/audit"));
+        let paired = ledger.map(|l| l["pairedWith"].clone()).unwrap_or_default();
+        assert_eq!(paired, serde_json::json!([format!("two/{d}/science")]), "{r:#}");
+    }
+    let stale = sb.root.join("stale");
+    support::copy_dir(&sb.side, &stale);
+    // The commit the demo's first receipt binds: the stale clone holds it, and not the later ones.
+    let first = String::from_utf8(support::git(&stale.join("science"), &["rev-parse", "739e7b6f5ebf"])).expect("hex");
+    support::git(&sb.root, &["clone", "--quiet", "--no-local", "stale/science", "stale/0stale"]);
+    support::git(&stale.join("0stale"), &["remote", "remove", "origin"]);
+    support::git(&stale.join("0stale"), &["reset", "--quiet", "--hard", first.trim()]);
+    support::git(&stale.join("0stale"), &["reflog", "expire", "--expire=now", "--all"]);
+    support::git(&stale.join("0stale"), &["gc", "--quiet", "--prune=now"]);
+    let o = sb.run(&["verify", "stale", "--verified-at", AT, "--format", "json"]);
+    let r = json(&o);
+    let ledger = r["records"].as_array().expect("records").iter().find(|x| x["record"] == "stale/audit").cloned();
+    assert_eq!(ledger.as_ref().map(|l| l["outcome"].clone()), Some(Value::from("verified")), "{r:#}");
+    let n002: Vec<&Value> = results_of(&r, "CV-N002").into_iter().filter(|x| x["subject"] == "stale/0stale").collect();
+    assert!(n002.iter().all(|x| x["outcome"] == "cantTell"), "{n002:?}");
+    assert!(n002.iter().any(|x| x["message"].as_str().is_some_and(|m| m.contains("binds"))), "{n002:?}");
+}
+
+/// Red team, queues: an entry that is a FIFO gets its line (exit 2) instead of hanging the
+/// queue, and an output path that is a symlink is refused instead of written through.
+#[cfg(unix)]
+#[test]
+fn a_queue_neither_hangs_on_a_fifo_nor_writes_through_a_link() {
+    let sb = sandbox();
+    let queue = sb.root.join("queue");
+    std::fs::create_dir_all(&queue).expect("queue");
+    let made = std::process::Command::new("mkfifo").arg(queue.join("fifo")).status().expect("mkfifo");
+    assert!(made.success());
+    let o = support::crossverify()
+        .current_dir(&sb.root)
+        .env("TMPDIR", &sb.tmp)
+        .args(["batch", "queue", "--output-jsonl", "out.jsonl"])
+        .output()
+        .expect("runs");
+    let out = std::fs::read_to_string(sb.root.join("out.jsonl")).expect("out");
+    assert!(out.contains("\"id\":\"fifo\"") && out.contains("\"exitCode\":2"), "{out} {}", stderr(&o));
+    std::fs::write(sb.root.join("keep.txt"), "the journal's notes").expect("keep");
+    std::os::unix::fs::symlink("keep.txt", sb.root.join("link.jsonl")).expect("link");
+    let o = sb.run(&["batch", "queue", "--output-jsonl", "link.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(sb.root.join("keep.txt")).expect("keep"), "the journal's notes");
+}
