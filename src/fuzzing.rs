@@ -397,7 +397,8 @@ pub fn crossexam_bus(data: &[u8]) {
     let parsed = bus::parse(bus_bytes);
     assert_eq!(parsed, bus::parse(bus_bytes), "splitting is a function of the bytes");
     let mut next = 1;
-    for ((i, l), seg) in parsed.lines.iter().enumerate().zip(bus_bytes.split(|b| *b == b'\n')) {
+    // Every line, those of runs rebuilt from the run's bytes.
+    for ((i, l), seg) in parsed.every_line().enumerate().zip(bus_bytes.split(|b| *b == b'\n')) {
         assert_eq!((l.physical, l.tool), (i + 1, next), "numbers run on");
         assert_eq!(l.text.is_none(), matches!(l.content, bus::Content::NotUtf8(_)), "undecodable lines stay undecoded");
         assert!(matches!(l.content, bus::Content::Message(_)) || !l.tool_form, "only a message is in the tool's form");
@@ -420,7 +421,9 @@ pub fn crossexam_bus(data: &[u8]) {
     assert_eq!(parsed.tool_count, next - 1);
     let ends_with_newline = bus_bytes.is_empty() || bus_bytes.ends_with(b"\n");
     let physical = bus_bytes.split(|b| *b == b'\n').count() - usize::from(ends_with_newline);
-    assert_eq!(parsed.lines.len(), physical, "a line per physical line");
+    assert_eq!(parsed.physical, physical, "a line per physical line");
+    assert_eq!(parsed.every_line().count(), physical, "a line per physical line");
+    assert!(parsed.lines.iter().all(|l| l.message().is_some()), "only messages are records");
     if let Ok(text) = std::str::from_utf8(bus_bytes) {
         assert_eq!(parsed.tool_count, python_line_count(text), "the tool's count is splitlines'");
     }

@@ -305,11 +305,155 @@ impl<'a> Line<'a> {
     }
 }
 
+/// Consecutive lines that are no message: blank, malformed or not UTF-8, in any mix. Most lines
+/// of a hostile bus are such lines, one or two bytes each, and a record per line (64 bytes, and
+/// its replay's 17) was 85 bytes per input byte; a run is a fixed size, with the counts the
+/// rules need, and a line of it is read again from the run's bytes only when a finding or a
+/// view names it ([`Run::lines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run<'a> {
+    /// The lines, each with its line end (the last one without, at an unterminated end).
+    bytes: &'a [u8],
+    /// Where `bytes` starts in the bus.
+    offset: usize,
+    /// Physical number of the first line.
+    pub physical: usize,
+    /// Tool number of the first line.
+    pub tool: usize,
+    /// How many lines.
+    pub count: usize,
+    /// The tool's numbers they use up (their [`Line::pieces`]).
+    pub pieces: usize,
+    /// Index in [`Bus::lines`] of the message after the run (the number of messages if none).
+    pub before: usize,
+    /// Lines that are blank.
+    pub blank: usize,
+    /// Lines that are malformed.
+    pub malformed: usize,
+    /// Lines that end in CRLF.
+    pub crlf: usize,
+    /// Lines holding splitlines characters.
+    pub drifting: usize,
+}
+
+impl<'a> Run<'a> {
+    /// Lines that are not UTF-8.
+    #[must_use]
+    pub fn not_utf8(&self) -> usize {
+        self.count - self.blank - self.malformed
+    }
+
+    /// The lines, each as [`parse`] read it.
+    pub fn lines(self) -> impl Iterator<Item = Line<'a>> {
+        let (mut at, mut physical, mut tool) = (0, self.physical, self.tool);
+        let unterminated = !self.bytes.ends_with(b"\n");
+        (0..self.count).map(move |k| {
+            let rest = self.bytes.get(at..).unwrap_or_default();
+            let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            let last_unterminated = unterminated && k + 1 == self.count;
+            // No line of a run is a message, so a line that is not blank is malformed.
+            let line = read_line(&rest[..len], self.offset + at, last_unterminated, physical, tool);
+            at += len + 1;
+            physical += 1;
+            tool += line.pieces;
+            line
+        })
+    }
+
+    /// Adds `line`, which follows the run, to it.
+    fn add(&mut self, line: &Line<'_>, through: &'a [u8]) {
+        self.bytes = through;
+        self.count += 1;
+        self.pieces += line.pieces;
+        self.blank += usize::from(matches!(line.content, Content::Blank));
+        self.malformed += usize::from(matches!(line.content, Content::Malformed));
+        self.crlf += usize::from(line.crlf);
+        self.drifting += usize::from(!line.drift.is_empty());
+    }
+}
+
+/// The messages of a bus, as the lists its parts were read into: joining them into one list
+/// would hold both at the copy's peak (64 bytes a message, 21 per byte of a bus of `{}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lines<'a> {
+    parts: Vec<Vec<Line<'a>>>,
+    /// Index of each part's first line.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// How many.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// In bus order.
+    pub fn iter(&self) -> std::iter::Flatten<std::slice::Iter<'_, Vec<Line<'a>>>> {
+        self.parts.iter().flatten()
+    }
+
+    /// Line `i`.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<&Line<'a>> {
+        let part = self.starts.partition_point(|s| *s <= i).checked_sub(1)?;
+        self.parts.get(part)?.get(i - self.starts[part])
+    }
+
+    fn push_part(&mut self, part: Vec<Line<'a>>) {
+        if !part.is_empty() {
+            self.starts.push(self.len);
+            self.len += part.len();
+            self.parts.push(part);
+        }
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Lines<'a> {
+    type Output = Line<'a>;
+
+    fn index(&self, i: usize) -> &Line<'a> {
+        match self.get(i) {
+            Some(line) => line,
+            None => panic!("message {i} of {}", self.len),
+        }
+    }
+}
+
+impl<'b, 'a> IntoIterator for &'b Lines<'a> {
+    type Item = &'b Line<'a>;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'b, Vec<Line<'a>>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// A message or a run, in bus order ([`Bus::entries`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Entry<'b, 'a> {
+    /// A message, and its index in [`Bus::lines`].
+    Line(usize, &'b Line<'a>),
+    /// Lines that are no message.
+    Run(&'b Run<'a>),
+}
+
 /// The bus as read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Bus<'a> {
-    /// Physical lines, in order.
-    pub lines: Vec<Line<'a>>,
+    /// The messages, in order (the rules' indexes are into this list).
+    pub lines: Lines<'a>,
+    /// Every other line, in order, in runs.
+    pub runs: Vec<Run<'a>>,
+    /// Physical lines.
+    pub physical: usize,
     /// Lines the tool counts (its last `#N`, and the bound for cursors).
     pub tool_count: usize,
     /// Whether the file is empty or ends with `\n`.
@@ -318,13 +462,36 @@ pub struct Bus<'a> {
     pub bom: bool,
 }
 
-impl Bus<'_> {
+impl<'a> Bus<'a> {
     /// Whether the file mixes LF and CRLF line ends.
     #[must_use]
     pub fn mixed_line_ends(&self) -> bool {
-        let crlf = self.lines.iter().filter(|l| l.crlf).count();
-        let terminated = self.lines.len() - usize::from(!self.ends_with_newline);
+        let crlf = self.lines.iter().filter(|l| l.crlf).count() + self.runs.iter().map(|r| r.crlf).sum::<usize>();
+        let terminated = self.physical - usize::from(!self.ends_with_newline);
         crlf > 0 && crlf < terminated
+    }
+
+    /// The messages and the runs, in bus order.
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_, 'a>> {
+        let mut lines = self.lines.iter().enumerate().peekable();
+        let mut runs = self.runs.iter().peekable();
+        std::iter::from_fn(move || match (lines.peek(), runs.peek()) {
+            (Some((i, _)), Some(r)) if r.before <= *i => runs.next().map(Entry::Run),
+            (Some(_), _) => lines.next().map(|(i, l)| Entry::Line(i, l)),
+            (None, _) => runs.next().map(Entry::Run),
+        })
+    }
+
+    /// Every physical line, in order (the lines of runs rebuilt, so for the few a finding names,
+    /// the fuzz target and tests).
+    pub fn every_line(&self) -> impl Iterator<Item = Cow<'_, Line<'a>>> {
+        self.entries().flat_map(|e| {
+            let (line, run) = match e {
+                Entry::Line(_, l) => (Some(Cow::Borrowed(l)), None),
+                Entry::Run(r) => (None, Some(r.lines().map(Cow::Owned))),
+            };
+            line.into_iter().chain(run.into_iter().flatten())
+        })
     }
 }
 
@@ -333,84 +500,195 @@ fn python_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// Bytes of bus a thread reads at a time, up to the next line end: a few hundred microseconds
+/// of work, so that small buses are split too and the split costs nothing measurable.
+const PART_BYTES: usize = 32 << 10;
+
 /// Splits and numbers `bytes` as the tool does, parsing each physical line strictly.
 #[must_use]
 pub(crate) fn parse(bytes: &[u8]) -> Bus<'_> {
-    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
-    let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
-    // Counted first and split lazily: a list of the pieces would cost a pointer pair per line.
-    let count = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!ends_with_newline);
-    let mut cut = 0;
-    let raw = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())).take(count).map(|end| {
-        let seg = &bytes[cut..end];
-        cut = end + 1;
-        seg
-    });
-    let mut lines = Vec::with_capacity(count);
-    let mut tool = 1;
-    let mut offset = 0;
-    for (i, seg) in raw.into_iter().enumerate() {
-        let start = offset;
-        offset += seg.len() + 1;
-        let last_unterminated = i + 1 == count && !ends_with_newline;
-        // Only a CR before LF is a line end; a lone CR at the very end is a separator of its
-        // own for the tool (universal newlines make it LF), so it stays in the text.
-        let crlf = seg.ends_with(b"\r") && !last_unterminated;
-        let body = if crlf { &seg[..seg.len() - 1] } else { seg };
-        let line = match std::str::from_utf8(body) {
-            Ok(text) => {
-                let mut drift = Drift::default();
-                let mut separators = 0;
-                // Every separator is a C0 control or starts with byte C2 (U+0085) or E2
-                // (U+2028/9): a line with none of these bytes, nearly every line, holds none.
-                // Without a short cut, so that the scan runs on whole vector registers.
-                if body.iter().fold(false, |any, &b| any | (b < 0x20) | (b == 0xC2) | (b == 0xE2)) {
-                    for c in text.chars() {
-                        if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
-                            separators += 1;
-                            drift.0 |= 1 << k;
-                        }
-                    }
-                }
-                let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
-                let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
-                // Read as JSON below, on every core: `Malformed` until then.
-                let content = if text.chars().all(python_space) { Content::Blank } else { Content::Malformed };
-                Line { physical: i + 1, tool, pieces, text: Some(text), tool_form: false, crlf, drift, content }
-            }
-            Err(e) => Line {
-                physical: i + 1,
-                tool,
-                pieces: 1,
-                text: None,
-                tool_form: false,
-                crlf,
-                drift: Drift::default(),
-                content: Content::NotUtf8(start + e.valid_up_to()),
-            },
-        };
-        tool += line.pieces;
-        lines.push(line);
-    }
-    // Each line's object is a function of its text alone, so lines are read in parallel (the
-    // objects and their allocations were half of a replay) and the bus is the same for any
-    // number of threads.
-    lines.par_iter_mut().with_min_len(PARALLEL_LINES).for_each(|line| {
-        if let (Some(text), Content::Malformed) = (line.text, &line.content) {
-            line.content = object(text);
-            line.tool_form = matches!(&line.content, Content::Message(m) if tool_serialised(m, text));
-        }
-    });
-    Bus { tool_count: tool - 1, lines, ends_with_newline, bom }
+    parse_in_parts(bytes, PART_BYTES)
 }
 
-/// How many lines a thread reads at least at a time (a few hundred microseconds of work, so
-/// that small buses are split too and the split costs nothing measurable).
-const PARALLEL_LINES: usize = 1024;
+/// [`parse`], reading parts of `part_bytes` and up to the next line end (tests use tiny parts).
+fn parse_in_parts(bytes: &[u8], part_bytes: usize) -> Bus<'_> {
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
+    // Each part ends at a line end and is read on its own, on every core (the objects and their
+    // allocations were half of a replay); where parts end depends on the bytes alone, and runs
+    // cut by a part's end are joined again, so the bus is the same for any number of threads.
+    let mut cuts = vec![0];
+    let mut at = 0;
+    while at < bytes.len() {
+        at = match bytes.get(at + part_bytes..).and_then(|r| memchr::memchr(b'\n', r)) {
+            Some(i) => at + part_bytes + i + 1,
+            None => bytes.len(),
+        };
+        cuts.push(at);
+    }
+    let parts: Vec<Part<'_>> = cuts.par_windows(2).map(|w| read_part(bytes, w[0], w[1])).collect();
+    let mut bus = Bus { ends_with_newline, bom, ..Bus::default() };
+    for mut part in parts {
+        for line in &mut part.lines {
+            line.physical += bus.physical;
+            line.tool += bus.tool_count;
+        }
+        for mut run in part.runs {
+            run.physical += bus.physical;
+            run.tool += bus.tool_count;
+            run.before += bus.lines.len();
+            match bus.runs.last_mut() {
+                Some(prev) if prev.before == run.before => {
+                    prev.bytes = &bytes[prev.offset..run.offset + run.bytes.len()];
+                    prev.count += run.count;
+                    prev.pieces += run.pieces;
+                    prev.blank += run.blank;
+                    prev.malformed += run.malformed;
+                    prev.crlf += run.crlf;
+                    prev.drifting += run.drifting;
+                }
+                _ => bus.runs.push(run),
+            }
+        }
+        bus.physical += part.physical;
+        bus.tool_count += part.tools;
+        bus.lines.push_part(part.lines);
+    }
+    bus.runs.shrink_to_fit();
+    bus
+}
+
+/// A part of the bus as read, numbered from 1.
+struct Part<'a> {
+    lines: Vec<Line<'a>>,
+    runs: Vec<Run<'a>>,
+    physical: usize,
+    tools: usize,
+}
+
+impl<'a> Part<'a> {
+    /// The run the line after the last one read, at byte `cut`, goes into: the last run when no
+    /// message came since, else a new one.
+    fn run_at(&mut self, cut: usize) -> &mut Run<'a> {
+        if self.runs.last().is_none_or(|r| r.before != self.lines.len()) {
+            self.runs.push(Run {
+                bytes: &[],
+                offset: cut,
+                physical: self.physical + 1,
+                tool: self.tools + 1,
+                count: 0,
+                pieces: 0,
+                before: self.lines.len(),
+                blank: 0,
+                malformed: 0,
+                crlf: 0,
+                drifting: 0,
+            });
+        }
+        let last = self.runs.len() - 1;
+        &mut self.runs[last]
+    }
+}
+
+/// Reads `bytes[start..end]`, whole lines: a message is a record, every other line goes into
+/// the run it continues, or starts one.
+fn read_part(bytes: &[u8], start: usize, end: usize) -> Part<'_> {
+    let mut part = Part { lines: Vec::new(), runs: Vec::new(), physical: 0, tools: 0 };
+    // Parts end after a line end, but for the last one of a bus without a final newline.
+    let unterminated = !bytes[..end].ends_with(b"\n");
+    let mut cut = start;
+    while cut < end {
+        // Empty lines, the cheapest a hostile bus can hold, are counted a stretch at a time.
+        let empty = bytes[cut..end].iter().take_while(|b| **b == b'\n').count();
+        if empty > 0 {
+            let run = part.run_at(cut);
+            run.bytes = &bytes[run.offset..cut + empty];
+            run.count += empty;
+            run.pieces += empty;
+            run.blank += empty;
+            part.physical += empty;
+            part.tools += empty;
+            cut += empty;
+            continue;
+        }
+        let line_end = memchr::memchr(b'\n', &bytes[cut..end]).map_or(end, |i| cut + i);
+        let last_unterminated = unterminated && line_end == end;
+        let mut line = read_line(&bytes[cut..line_end], cut, last_unterminated, part.physical + 1, part.tools + 1);
+        if let (Some(text), Content::Malformed) = (line.text, &line.content) {
+            line.content = object(text);
+            if let Content::Message(m) = &line.content {
+                line.tool_form = tool_serialised(m, text);
+            }
+        }
+        if line.message().is_some() {
+            part.physical += 1;
+            part.tools += line.pieces;
+            part.lines.push(line);
+        } else {
+            let run = part.run_at(cut);
+            run.add(&line, &bytes[run.offset..(line_end + 1).min(end)]);
+            part.physical += 1;
+            part.tools += line.pieces;
+        }
+        cut = line_end + 1;
+    }
+    part.lines.shrink_to_fit();
+    part.runs.shrink_to_fit();
+    part
+}
+
+/// The physical line `seg` (without its `\n`), which starts at byte `start` of the bus, read
+/// on its own: `Blank`, `NotUtf8`, or `Malformed` for any other (before [`object`] reads it).
+fn read_line(seg: &[u8], start: usize, last_unterminated: bool, physical: usize, tool: usize) -> Line<'_> {
+    // Only a CR before LF is a line end; a lone CR at the very end is a separator of its own
+    // for the tool (universal newlines make it LF), so it stays in the text.
+    let crlf = seg.ends_with(b"\r") && !last_unterminated;
+    let body = if crlf { &seg[..seg.len() - 1] } else { seg };
+    match std::str::from_utf8(body) {
+        Ok(text) => {
+            let (drift, separators) = drift_of(body, text);
+            let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
+            let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
+            let content = if text.chars().all(python_space) { Content::Blank } else { Content::Malformed };
+            Line { physical, tool, pieces, text: Some(text), tool_form: false, crlf, drift, content }
+        }
+        Err(e) => Line {
+            physical,
+            tool,
+            pieces: 1,
+            text: None,
+            tool_form: false,
+            crlf,
+            drift: Drift::default(),
+            content: Content::NotUtf8(start + e.valid_up_to()),
+        },
+    }
+}
+
+/// The splitlines characters of a line (`body` is `text`'s bytes), and how many it holds.
+fn drift_of(body: &[u8], text: &str) -> (Drift, usize) {
+    let mut drift = Drift::default();
+    let mut separators = 0;
+    // Every separator is a C0 control or starts with byte C2 (U+0085) or E2 (U+2028/9): a line
+    // with none of these bytes, nearly every line, holds none. Without a short cut, so that the
+    // scan runs on whole vector registers.
+    if body.iter().fold(false, |any, &b| any | (b < 0x20) | (b == 0xC2) | (b == 0xE2)) {
+        for c in text.chars() {
+            if let Some(k) = SPLITLINES_EXTRA.iter().position(|x| *x == c) {
+                separators += 1;
+                drift.0 |= 1 << k;
+            }
+        }
+    }
+    (drift, separators)
+}
 
 /// A line's content when it is UTF-8 and not blank: a message, or malformed.
 fn object(text: &str) -> Content<'_> {
-    if text.len() > MAX_LINE {
+    // An object's text starts with `{` and ends with `}`, JSON whitespace aside: a line that does
+    // not is malformed without a parse (its reason is the parser's, recomputed when listed).
+    let inner = text.trim_matches([' ', '\t', '\n', '\r']);
+    if text.len() > MAX_LINE || !inner.starts_with('{') || !inner.ends_with('}') {
         return Content::Malformed;
     }
     match json::parse_fields(text, &FIELDS).map(|f| f.and_then(|f| Message::from_fields(text, f))) {
@@ -580,15 +858,20 @@ pub(crate) fn phase_note(msg: &str) -> Option<Result<PhaseNote, String>> {
 mod tests {
     use super::*;
 
+    /// Every physical line, rebuilt, in order.
+    fn all<'a>(bus: &Bus<'a>) -> Vec<Line<'a>> {
+        bus.every_line().map(Cow::into_owned).collect()
+    }
+
     #[test]
     fn numbering_follows_splitlines() {
         let bus = parse(b"{\"a\": 1}\n{\"m\": \"x\xE2\x80\xA8y\"}\n\n{\"b\": 2}\r\n");
-        let nums: Vec<(usize, usize)> = bus.lines.iter().map(|l| (l.physical, l.tool)).collect();
+        let nums: Vec<(usize, usize)> = all(&bus).iter().map(|l| (l.physical, l.tool)).collect();
         assert_eq!(nums, [(1, 1), (2, 2), (3, 4), (4, 5)]);
-        assert_eq!(bus.tool_count, 5);
+        assert_eq!((bus.tool_count, bus.physical, bus.lines.len(), bus.runs.len()), (5, 4, 3, 1));
         assert_eq!(bus.lines[1].drift.iter().collect::<Vec<_>>(), ['\u{2028}']);
-        assert!(matches!(bus.lines[2].content, Content::Blank));
-        assert!(bus.lines[3].crlf && bus.mixed_line_ends());
+        assert!(matches!(bus.every_line().nth(2).map(|l| l.content.clone()), Some(Content::Blank)));
+        assert!(bus.lines[2].crlf && bus.mixed_line_ends());
         // A trailing separator on an unterminated last line makes no empty piece.
         assert_eq!(parse("{}\u{2028}".as_bytes()).tool_count, 1);
         // A lone CR at the end is such a separator too (found by the property test).
@@ -596,13 +879,14 @@ mod tests {
         assert_eq!(parse(b"").tool_count, 0);
     }
 
-    /// A bus holds a line record and a message per line: their sizes are what a replay's
-    /// fresh memory, and so much of its time, grows with.
+    /// A bus holds a line record and a message per message, and a run between two messages:
+    /// their sizes are what a replay's fresh memory, and so much of its time, grows with.
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn records_stay_small() {
         assert_eq!(std::mem::size_of::<Message<'_>>(), 96);
         assert_eq!(std::mem::size_of::<Line<'_>>(), 64);
+        assert_eq!(std::mem::size_of::<Run<'_>>(), 96);
     }
 
     #[test]
@@ -631,31 +915,127 @@ mod tests {
             br#"{"from": "moderator", "type": "info", "msg": "phase -> debate (3 sealed claim(s) revealed)"}"#,
         ];
         let mut bytes = Vec::new();
-        for i in 0..5 * PARALLEL_LINES {
+        let mut i = 0;
+        while bytes.len() < 5 * PART_BYTES {
             // Not periodic in the split: lengths and kinds drift with `i`.
             bytes.extend_from_slice(kinds[(i * 7 + i / 13) % kinds.len()]);
             bytes.push(b'\n');
+            i += 1;
         }
         let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("pool");
         let one = pool(1).install(|| parse(&bytes));
         let four = pool(4).install(|| parse(&bytes));
         assert_eq!(one, four);
-        for line in &one.lines {
-            if let (Some(text), Content::Message(m)) = (line.text, &line.content) {
-                assert_eq!(line.tool_form, tool_serialised(m, text));
-            }
-            if let Some(text) = line.text.filter(|t| !t.chars().all(python_space)) {
-                assert_eq!(line.content, object(text), "{}", line.label());
+        assert_eq!(all(&one), reference(&bytes));
+        assert!(one.lines.len() > 1000 && one.lines.parts.len() > 4);
+    }
+
+    /// The bus as one record per line, the way `parse` read it before runs: what
+    /// [`Bus::every_line`] must rebuild.
+    fn reference(bytes: &[u8]) -> Vec<Line<'_>> {
+        let ends_with_newline = bytes.is_empty() || bytes.ends_with(b"\n");
+        let count = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!ends_with_newline);
+        let (mut cut, mut tool, mut out) = (0, 1, Vec::new());
+        for (i, end) in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())).take(count).enumerate() {
+            let (start, seg) = (cut, &bytes[cut..end]);
+            cut = end + 1;
+            let last_unterminated = i + 1 == count && !ends_with_newline;
+            let crlf = seg.ends_with(b"\r") && !last_unterminated;
+            let body = if crlf { &seg[..seg.len() - 1] } else { seg };
+            let line = match std::str::from_utf8(body) {
+                Ok(text) => {
+                    let (drift, separators) = drift_of(body, text);
+                    let trailing_sep = text.chars().last().is_some_and(|c| SPLITLINES_EXTRA.contains(&c));
+                    let pieces = separators + usize::from(!(last_unterminated && trailing_sep));
+                    let content = if text.chars().all(python_space) { Content::Blank } else { object(text) };
+                    let tool_form = matches!(&content, Content::Message(m) if tool_serialised(m, text));
+                    Line { physical: i + 1, tool, pieces, text: Some(text), tool_form, crlf, drift, content }
+                }
+                Err(e) => Line {
+                    physical: i + 1,
+                    tool,
+                    pieces: 1,
+                    text: None,
+                    tool_form: false,
+                    crlf,
+                    drift: Drift::default(),
+                    content: Content::NotUtf8(start + e.valid_up_to()),
+                },
+            };
+            tool += line.pieces;
+            out.push(line);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Runs and parts change how lines are kept, not what they are: for buses of every kind
+        /// of line (blank, whitespace, CRLF, control and splitlines characters, malformed, not
+        /// UTF-8, messages, an unterminated end), read in parts of any size, every line rebuilt
+        /// is the line read on its own, runs are maximal and the numbers run on.
+        #[test]
+        fn runs_rebuild_every_line(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                &b"\n"[..], b" \n", b"\r\n", b" \t\r\n", b"\x1c\n", b"\x0b\x0b\n", "\u{2028}\n".as_bytes(),
+                b"x\n", b"y\r\n", b"{\n", b"[1]\n", b"\xff\n", b"a\xfe\r\n", b"{}\n", b"{\"ts\": \"t\"}\r\n",
+                b"\r", b"\x0b", b"x", b"\xff",
+            ]), 0..40),
+            part in 0usize..12,
+        ) {
+            let bytes = pieces.concat();
+            let expected = reference(&bytes);
+            let bus = parse_in_parts(&bytes, part);
+            proptest::prop_assert_eq!(all(&bus), expected.clone());
+            proptest::prop_assert_eq!(bus.physical, expected.len());
+            proptest::prop_assert_eq!(bus.tool_count, expected.iter().map(|l| l.pieces).sum::<usize>());
+            let whole = parse_in_parts(&bytes, usize::MAX / 2);
+            proptest::prop_assert_eq!(&bus.runs, &whole.runs);
+            proptest::prop_assert!(bus.lines.iter().eq(whole.lines.iter()));
+            proptest::prop_assert!(bus.runs.windows(2).all(|w| w[0].before < w[1].before), "runs are maximal");
+            for run in &bus.runs {
+                let lines: Vec<Line<'_>> = run.lines().collect();
+                let blank = lines.iter().filter(|l| l.content == Content::Blank).count();
+                let malformed = lines.iter().filter(|l| l.content == Content::Malformed).count();
+                proptest::prop_assert_eq!((run.blank, run.malformed), (blank, malformed));
+                proptest::prop_assert_eq!(run.crlf, lines.iter().filter(|l| l.crlf).count());
+                proptest::prop_assert_eq!(run.drifting, lines.iter().filter(|l| !l.drift.is_empty()).count());
+                proptest::prop_assert_eq!(run.pieces, lines.iter().map(|l| l.pieces).sum::<usize>());
             }
         }
-        assert!(one.lines.iter().filter(|l| l.message().is_some()).count() > PARALLEL_LINES);
+    }
+
+    /// Blank and malformed lines cost a run, not a record: a million of them, of every kind,
+    /// in blocks and then in turn, are one run, split only by a message.
+    #[test]
+    fn lines_that_are_no_message_are_runs() {
+        let mut bytes = Vec::new();
+        for unit in [&b"\n"[..], b" \r\n", b"\x1c\n", b"x\n", b"\xff\n"] {
+            for _ in 0..100_000 {
+                bytes.extend_from_slice(unit);
+            }
+        }
+        for _ in 0..100_000 {
+            bytes.extend_from_slice(b"\n \r\n\x1c\nx\n\xff\n");
+        }
+        bytes.extend_from_slice(b"{}\n\n");
+        let bus = parse(&bytes);
+        assert_eq!((bus.physical, bus.lines.len(), bus.runs.len()), (1_000_002, 1, 2));
+        let run = bus.runs[0];
+        assert_eq!((run.count, run.blank, run.malformed, run.not_utf8()), (1_000_000, 600_000, 200_000, 200_000));
+        assert_eq!((run.crlf, run.drifting, run.pieces), (200_000, 200_000, 1_200_000));
+        assert_eq!(bus.tool_count, 1_200_002, "each \\x1c line is two pieces");
+        assert!(bus.mixed_line_ends(), "one fifth CRLF is mixed");
+        let line = run.lines().nth(400_007).expect("a line");
+        assert_eq!((line.physical, line.tool, line.content), (400_008, 500_008, Content::NotUtf8(800_014)));
+        assert_eq!((bus.runs[1].physical, bus.runs[1].tool, bus.runs[1].before), (1_000_002, 1_200_002, 1));
     }
 
     #[test]
     fn invalid_utf8_is_reported_not_replaced() {
         let bus = parse(b"{}\n{\"m\": \"\xff\"}\n");
-        assert_eq!(bus.lines[1].content, Content::NotUtf8(10));
-        assert!(bus.lines[1].text.is_none());
+        let lines = all(&bus);
+        assert_eq!(lines[1].content, Content::NotUtf8(10));
+        assert!(lines[1].text.is_none());
     }
 
     #[test]

@@ -79,6 +79,38 @@ impl Findings {
         }
     }
 
+    /// Pushes a finding per item, `make` building each, for as long as they are listed or
+    /// named; returns how many. The rest are then [`Self::count`]ed, unbuilt, so that a run of
+    /// a million bad lines builds 110 results, not a million.
+    pub(crate) fn push_shown<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut make: impl FnMut(T) -> CheckResult,
+    ) -> usize {
+        let mut items = items.into_iter();
+        let mut pushed = 0;
+        while self.kept.len() < LISTED || self.subjects.len() < NAMED {
+            let Some(item) = items.next() else { break };
+            self.push(make(item));
+            pushed += 1;
+        }
+        pushed
+    }
+
+    /// Counts `n` findings past those listed and named, as `n` pushes of results at `level`
+    /// with `outcome` would.
+    pub(crate) fn count(&mut self, n: usize, level: Level, outcome: Outcome) {
+        if n == 0 {
+            return;
+        }
+        debug_assert!(self.kept.len() >= LISTED && self.subjects.len() >= NAMED, "counted while still shown");
+        self.more += n;
+        self.level = Some(self.level.map_or(level, |l| l.min(level)));
+        if outcome == Outcome::Failed || self.outcome.is_none() {
+            self.outcome = Some(outcome);
+        }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.kept.is_empty()
     }

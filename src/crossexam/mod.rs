@@ -148,7 +148,7 @@ fn add_stats(report: &mut Report, t: &judge::Transcript<'_>) {
         }
     }
     let s = &mut report.stats;
-    s.insert("physicalLines".into(), t.bus.lines.len().into());
+    s.insert("physicalLines".into(), t.bus.physical.into());
     s.insert("toolLines".into(), t.bus.tool_count.into());
     s.insert("messages".into(), messages.into());
     for (k, n) in KINDS.iter().zip(counts) {

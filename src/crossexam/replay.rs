@@ -40,7 +40,7 @@ impl Stage {
 /// A reveal block: the lines before a `phase -> debate (N …)` note.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Block {
-    /// Index (into `Bus::lines`) of the note.
+    /// Index (into `Bus::lines`, the messages) of the note.
     pub note: usize,
     /// The count it announces.
     pub announced: u64,
@@ -213,7 +213,8 @@ not json
         );
         let r = replay(&bus);
         assert_eq!(r.blocks[0].members, [0]);
-        // Nine announced, two parsed lines since the first note (the note itself counts).
-        assert_eq!((r.blocks[1].note, r.blocks[1].announced, r.blocks[1].members.as_slice()), (5, 9, &[1, 3][..]));
+        // Nine announced, two parsed lines since the first note (the note itself counts); the
+        // indexes are into the messages (physical lines 6, 2 and 4).
+        assert_eq!((r.blocks[1].note, r.blocks[1].announced, r.blocks[1].members.as_slice()), (3, 9, &[1, 2][..]));
     }
 }

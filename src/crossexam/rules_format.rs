@@ -1,11 +1,11 @@
 //! Rules F1–F11: framing and schema of the bus, `task.md` and the envelopes.
 
-use super::bus::{Content, Line, valid_seat};
+use super::bus::{Content, Entry, Line, valid_seat};
 use super::checks::{
     F1_UTF8, F2_LINE_END, F3_PARSE, F4_DRIFT, F5_FIELDS, F6_TYPE, F7_SEAT, F8_LENGTH, F9_VIA, F10_TS, F11_FINGERPRINT,
 };
 use super::judge::{Findings, Transcript, at_level, on_file, on_line, verdict};
-use crate::report::{CheckResult, Level};
+use crate::report::{CheckResult, Level, Outcome};
 use crate::stats::time::parse_timestamp;
 
 const TYPES: [&str; 5] = ["claim", "verify", "challenge", "concede", "info"];
@@ -36,20 +36,24 @@ fn utf8(t: &Transcript<'_>) -> Vec<CheckResult> {
             "bus.jsonl starts with a byte-order mark: the tool cannot parse line 1",
         ));
     }
-    for line in &t.bus.lines {
-        if let Content::NotUtf8(at) = line.content {
-            failures.push(
-                on_line(
-                    &F1_UTF8,
-                    line,
-                    format!(
-                        "line {} holds invalid UTF-8 at byte {at}; the tool would crash reading the bus",
-                        line.physical
-                    ),
-                )
-                .with("byteOffset", at),
-            );
-        }
+    for run in t.bus.runs.iter().filter(|r| r.not_utf8() > 0) {
+        // Taken no further than the run's last such line: a run is read again only that far.
+        let undecoded = run
+            .lines()
+            .filter_map(|l| if let Content::NotUtf8(at) = l.content { Some((l, at)) } else { None })
+            .take(run.not_utf8());
+        let shown = failures.push_shown(undecoded, |(line, at)| {
+            on_line(
+                &F1_UTF8,
+                &line,
+                format!(
+                    "line {} holds invalid UTF-8 at byte {at}; the tool would crash reading the bus",
+                    line.physical
+                ),
+            )
+            .with("byteOffset", at)
+        });
+        failures.count(run.not_utf8() - shown, F1_UTF8.level, Outcome::Failed);
     }
     let mut side = |name: String, bytes: &[u8]| {
         judged += 1;
@@ -88,44 +92,76 @@ fn line_ends(t: &Transcript<'_>) -> Vec<CheckResult> {
 fn parse_and_drift(t: &Transcript<'_>) -> Vec<CheckResult> {
     let (mut parse, mut drift) = (Findings::default(), Findings::default());
     let mut shift = 0;
-    for line in &t.bus.lines {
-        match &line.content {
-            Content::Blank => parse.push(at_level(
-                on_line(&F3_PARSE, line, "blank line: the tool skips it but it uses up a number"),
-                Level::Warning,
-            )),
-            Content::Malformed => parse.push(on_line(
-                &F3_PARSE,
-                line,
-                format!(
-                    "line {} is not a JSON object ({}); the tool skips it as malformed",
-                    line.physical,
-                    super::bus::malformed_reason(line.text.unwrap_or(""))
-                ),
-            )),
-            Content::NotUtf8(_) | Content::Message(_) => {}
-        }
-        if !line.drift.is_empty() {
-            shift += line.pieces.saturating_sub(1);
-            let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(c))).collect();
-            drift.push(
-                on_line(
-                    &F4_DRIFT,
-                    line,
-                    format!(
-                        "raw {} splits this line into {} pieces for the tool, which drops it; later tool numbers are {shift} above the physical ones",
-                        chars.join(", "),
-                        line.pieces
-                    ),
-                )
-                .with("shift", shift),
-            );
+    // Messages parse; blank and malformed lines are in runs, whose lines are rebuilt only for
+    // the findings listed or named.
+    for entry in t.bus.entries() {
+        match entry {
+            Entry::Line(_, line) => {
+                if !line.drift.is_empty() {
+                    shift += line.pieces.saturating_sub(1);
+                    drift.push(drift_finding(line, shift));
+                }
+            }
+            Entry::Run(run) => {
+                let (mut blank, mut malformed) = (0, 0);
+                let skipped = run
+                    .lines()
+                    .filter(|l| matches!(l.content, Content::Blank | Content::Malformed))
+                    .take(run.blank + run.malformed);
+                parse.push_shown(skipped, |line| {
+                    if line.content == Content::Blank {
+                        blank += 1;
+                        at_level(
+                            on_line(&F3_PARSE, &line, "blank line: the tool skips it but it uses up a number"),
+                            Level::Warning,
+                        )
+                    } else {
+                        malformed += 1;
+                        on_line(
+                            &F3_PARSE,
+                            &line,
+                            format!(
+                                "line {} is not a JSON object ({}); the tool skips it as malformed",
+                                line.physical,
+                                super::bus::malformed_reason(line.text.unwrap_or(""))
+                            ),
+                        )
+                    }
+                });
+                parse.count(run.blank - blank, Level::Warning, Outcome::Failed);
+                parse.count(run.malformed - malformed, F3_PARSE.level, Outcome::Failed);
+                let before = shift;
+                let drifting = run.lines().filter(|l| !l.drift.is_empty()).take(run.drifting);
+                let shown = drift.push_shown(drifting, |line| {
+                    shift += line.pieces.saturating_sub(1);
+                    drift_finding(&line, shift)
+                });
+                drift.count(run.drifting - shown, F4_DRIFT.level, Outcome::Failed);
+                // Every line but a drifting one is one piece.
+                shift = before + (run.pieces - run.count);
+            }
         }
     }
-    let n = t.bus.lines.len();
+    let n = t.bus.physical;
     let mut out = verdict(&F3_PARSE, parse, n, "bus lines");
     out.extend(verdict(&F4_DRIFT, drift, n, "bus lines"));
     out
+}
+
+/// CX-F4 on a line with splitlines characters, `shift` the tool's lead over the physical
+/// numbers after it.
+fn drift_finding(line: &Line<'_>, shift: usize) -> CheckResult {
+    let chars: Vec<String> = line.drift.iter().map(|c| format!("U+{:04X}", u32::from(c))).collect();
+    on_line(
+        &F4_DRIFT,
+        line,
+        format!(
+            "raw {} splits this line into {} pieces for the tool, which drops it; later tool numbers are {shift} above the physical ones",
+            chars.join(", "),
+            line.pieces
+        ),
+    )
+    .with("shift", shift)
 }
 
 fn field_problems(m: &super::bus::Message) -> Vec<String> {

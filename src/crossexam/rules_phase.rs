@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::bus::{Content, Phase, phase_note};
+use super::bus::{Content, Entry, Phase, phase_note};
 use super::checks::{
     G1_BLIND_ARGUMENT, G2_SEAL_BYPASS, G3_CLOSED, G4_ONE_CLAIM, G5_LATE_CLAIM, P1_MARKER, P2_NOTE_SHAPE,
     P3_FINAL_PHASE, P4_FLIPPER, P5_TRANSITION, R1_BLOCK_SHAPE, R2_BLOCK_ORDER, R3_BLOCK_TIMING, R4_CHRONOLOGY,
@@ -368,19 +368,37 @@ fn envelopes(t: &Transcript<'_>) -> Vec<CheckResult> {
             }
         };
         let env = super::bus::parse(b);
-        let parsed = env.lines.iter().filter(|l| !matches!(l.content, Content::Blank)).count();
-        for line in &env.lines {
+        let mut parsed = 0;
+        for entry in env.entries() {
+            let line = match entry {
+                Entry::Line(_, line) => line,
+                Entry::Run(run) => {
+                    // Lines that are no message, built only while listed or named.
+                    let dropped = run.count - run.blank;
+                    parsed += dropped;
+                    lines += dropped;
+                    let shown =
+                        r7.push_shown(run.lines().filter(|l| l.content != Content::Blank).take(dropped), |line| {
+                            let problem = match line.content {
+                                Content::NotUtf8(_) => "is not UTF-8".to_owned(),
+                                _ => format!(
+                                    "is not a JSON object ({}); the reveal drops it silently",
+                                    super::bus::malformed_reason(line.text.unwrap_or(""))
+                                ),
+                            };
+                            on_file(&R7_ENVELOPE, &file, format!("{file} line {} {problem}", line.physical))
+                                .with("physical", line.physical)
+                        });
+                    r7.count(dropped - shown, R7_ENVELOPE.level, Outcome::Failed);
+                    continue;
+                }
+            };
             let problem = match &line.content {
-                Content::Blank => continue,
-                Content::NotUtf8(_) => "is not UTF-8".to_owned(),
-                Content::Malformed => format!(
-                    "is not a JSON object ({}); the reveal drops it silently",
-                    super::bus::malformed_reason(line.text.unwrap_or(""))
-                ),
                 Content::Message(m) if m.kind() != "claim" => format!("is a {}, not a claim", m.kind()),
                 Content::Message(m) if m.from() != stem => format!("is signed {:?} in {stem}'s envelope", m.from()),
-                Content::Message(_) => String::new(),
+                _ => String::new(),
             };
+            parsed += 1;
             lines += 1;
             if !problem.is_empty() {
                 r7.push(

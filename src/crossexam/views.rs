@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::bus::{Entry, Phase};
 use super::judge::Transcript;
 use crate::report::{Chart, ChartKind, CheckResult, Level, Outcome, Point, Report, Table, View};
 
@@ -146,30 +147,46 @@ fn bus_views(report: &mut Report, t: &Transcript<'_>) {
     let marks = violations(&report.results);
     let mut points = Vec::new();
     let mut rows = Vec::new();
-    let shown = |i: usize, tool: usize| i < VIEW_LINES || marks.contains_key(&(tool as u64));
-    let left_out = t.bus.lines.iter().enumerate().filter(|(i, l)| !shown(*i, l.tool)).count();
-    for (i, line) in t.bus.lines.iter().enumerate() {
-        if !shown(i, line.tool) {
-            continue;
-        }
-        let stage = t.replay.stages[i].as_str();
-        let codes = marks.get(&(line.tool as u64)).cloned().unwrap_or_default();
+    let mut row = |tool: usize, physical: usize, stage: &str, m: Option<&super::bus::Message<'_>>| {
+        let codes = marks.get(&(tool as u64)).cloned().unwrap_or_default();
         #[allow(clippy::cast_precision_loss)]
-        points.push(Point {
-            label: format!("#{}", line.tool),
-            value: Some(codes.len() as f64),
-            category: Some(stage.into()),
-        });
-        let m = line.message();
+        points.push(Point { label: format!("#{tool}"), value: Some(codes.len() as f64), category: Some(stage.into()) });
         rows.push(vec![
-            json!(line.tool),
-            json!(line.physical),
+            json!(tool),
+            json!(physical),
             json!(stage),
             m.map_or(Value::Null, |m| json!(m.from())),
             m.map_or_else(|| json!("(unparsed)"), |m| json!(m.kind())),
             if codes.is_empty() { json!("") } else { json!(format!("violation: {}", codes.join(" "))) },
         ]);
+    };
+    for entry in t.bus.entries() {
+        match entry {
+            Entry::Line(i, line) => {
+                if line.physical <= VIEW_LINES || marks.contains_key(&(line.tool as u64)) {
+                    row(line.tool, line.physical, t.replay.stages[i].as_str(), line.message());
+                }
+            }
+            Entry::Run(run) => {
+                // A line that is no message is in the phase the notes before it left (a
+                // Stage's word is its phase's); only its shown lines are visited, the first
+                // ones and those a listed violation marks.
+                let notes = t.replay.transitions.partition_point(|x| x.line < run.before);
+                let stage = notes.checked_sub(1).map_or(Phase::Blind, |k| t.replay.transitions[k].to).as_str();
+                let end = (run.tool + run.pieces) as u64;
+                let last_mark = marks.range(run.tool as u64..end).next_back().map(|(n, _)| *n);
+                for line in run.lines() {
+                    let marked = marks.contains_key(&(line.tool as u64));
+                    if line.physical <= VIEW_LINES || marked {
+                        row(line.tool, line.physical, stage, None);
+                    } else if last_mark.is_none_or(|n| (line.tool as u64) > n) {
+                        break;
+                    }
+                }
+            }
+        }
     }
+    let left_out = t.bus.physical - rows.len();
     report.views.push(View::Chart(Chart {
         id: "phases".into(),
         title: "Phase timeline (one mark per bus line; height = violations on it)".into(),
