@@ -1,6 +1,8 @@
 //! Time of a CrossExam replay on the worst inputs of `tests/memory_budget/crossexam.rs` at three
 //! sizes (issue 21 §5): the time per input byte should stay flat as the size quadruples, which
-//! is what "linear" means here. No timing is asserted anywhere; run it by hand:
+//! is what "linear" means here, and the growth exponent fitted over the sizes near 1. Lines that
+//! are no message (blank, whitespace, CRLF, malformed, not UTF-8, alone or in turn) should replay
+//! at 50 MB/s or more (issue 46). No timing is asserted anywhere; run it by hand:
 //!
 //! ```sh
 //! cargo bench --bench crossexam            # medians of 5 rounds at 256 KiB, 1 MiB, 4 MiB
@@ -44,6 +46,15 @@ fn inputs(size: usize) -> Vec<Input> {
         ("control characters in one line", repeat(b"\x0b", size), none(), none()),
         ("tiny objects", repeat(b"{}\n", size), none(), none()),
         ("non-JSON lines", repeat(b"x\n", size), none(), none()),
+        // Lines that are no message (issue 46: a counter, not a record each, >= 50 MB/s).
+        ("CRLF blank lines", repeat(b"\r\n", size), none(), none()),
+        ("whitespace lines", repeat(b" \t\n", size), none(), none()),
+        ("unclosed objects", repeat(b"{\n", size), none(), none()),
+        ("invalid UTF-8 lines", repeat(b"\xff\n", size), none(), none()),
+        ("blank and CRLF lines in turn", repeat(b"\n\r\n", size), none(), none()),
+        ("every kind in turn", repeat(b"\nx\n\xff\n\r\n\x1c\n \n", size), none(), none()),
+        ("one long malformed line", [repeat(b"x", size), b"\n".to_vec()].concat(), none(), none()),
+        ("envelope of malformed lines", none(), repeat(b"x\n\xff\n\n", size), none()),
         (
             "phase notes and reveal blocks",
             lines_of(size, |i| {
@@ -80,7 +91,9 @@ fn main() {
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| SIZES.to_vec());
     let only = std::env::var("CROSSVERIFY_BENCH_CASE").unwrap_or_default();
-    out("case                                   size      ms       ns/byte");
+    out("case                                   size      ms       ns/byte     MB/s");
+    // Per case, (input bytes, seconds) at each size: the growth exponent is fitted to them.
+    let mut times: Vec<(&'static str, Vec<(f64, f64)>)> = Vec::new();
     for (k, size) in sizes.iter().enumerate() {
         for (name, bus, sealed, synthesis) in inputs(*size) {
             if !name.contains(only.as_str()) {
@@ -97,11 +110,34 @@ fn main() {
                 ROUNDS,
             );
             #[allow(clippy::cast_precision_loss)]
-            let per = s * 1e9 / input as f64;
-            out(&format!("{name:<36} {input:>9} {:>8.1} {per:>9.1}", s * 1e3));
+            let (per, mbs) = (s * 1e9 / input as f64, input as f64 / s / 1e6);
+            out(&format!("{name:<36} {input:>9} {:>8.1} {per:>9.1} {mbs:>8.1}", s * 1e3));
+            #[allow(clippy::cast_precision_loss)]
+            match times.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, t)) => t.push((input as f64, s)),
+                None => times.push((name, vec![(input as f64, s)])),
+            }
         }
         if k + 1 < sizes.len() {
             out("");
         }
     }
+    if sizes.len() > 1 {
+        out("");
+        out("case                                 growth exponent (time ~ size^e, least squares on logs)");
+        for (name, t) in &times {
+            out(&format!("{name:<36} {:>6.2}", exponent(t)));
+        }
+    }
+}
+
+/// The slope of ln(time) over ln(size): 1 is linear.
+fn exponent(points: &[(f64, f64)]) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let n = points.len() as f64;
+    let (xs, ys): (Vec<f64>, Vec<f64>) = points.iter().map(|(x, y)| (x.ln(), y.ln())).unzip();
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let var: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    cov / var
 }
