@@ -430,7 +430,11 @@ pub fn crossexam_bus(data: &[u8]) {
     let r = replay::replay(&parsed);
     assert_eq!(r.stages.len(), parsed.lines.len());
     for b in &r.blocks {
-        assert!(b.members.iter().all(|m| *m < b.note) && b.members.len() as u64 <= b.announced);
+        let before = |m: &replay::Member| match *m {
+            replay::Member::Message(j) => j < b.note,
+            replay::Member::Bare { run, .. } => parsed.runs[run].before <= b.note,
+        };
+        assert!(b.members.iter().all(before) && b.len() as u64 <= b.announced);
     }
     let arena = Arena {
         dir: Path::new("/nonexistent-crossverify-fuzz/_Msg").to_owned(),

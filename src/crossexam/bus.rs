@@ -229,6 +229,16 @@ impl<'a> Message<'a> {
         FIELDS.iter().position(|k| *k == key).and_then(|i| self.types[i]).map(JsonType::name)
     }
 
+    /// Whether no field the rules read holds a string (`{}`, `{"x": 1}`, `{"ts": 1}`): then
+    /// `kind` and `from` are `""`, `ts`, `msg`, `ref` and `via` absent, and the line is a
+    /// message to the rules only as a CX-F5 and CX-F11 failure, a blind or closed line, and a
+    /// reveal block's parsed line. Such lines cost a run's counter, not a record each
+    /// (specs/crossexam.md, "Blank and malformed lines").
+    #[must_use]
+    pub fn is_bare(&self) -> bool {
+        self.types.iter().all(|t| *t != Some(JsonType::String))
+    }
+
     /// `type`, or `""` when absent.
     #[must_use]
     pub fn kind(&self) -> &str {
@@ -305,7 +315,8 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Consecutive lines that are no message: blank, malformed or not UTF-8, in any mix. Most lines
+/// Consecutive lines that are no message: blank, malformed, not UTF-8 or a bare object
+/// ([`Message::is_bare`]), in any mix. Most lines
 /// of a hostile bus are such lines, one or two bytes each, and a record per line (64 bytes, and
 /// its replay's 17) was 85 bytes per input byte; a run is a fixed size, with the counts the
 /// rules need, and a line of it is read again from the run's bytes only when a finding or a
@@ -330,6 +341,8 @@ pub struct Run<'a> {
     pub blank: usize,
     /// Lines that are malformed.
     pub malformed: usize,
+    /// Lines that are bare objects ([`Message::is_bare`]).
+    pub bare: usize,
     /// Lines that end in CRLF.
     pub crlf: usize,
     /// Lines holding splitlines characters.
@@ -340,7 +353,7 @@ impl<'a> Run<'a> {
     /// Lines that are not UTF-8.
     #[must_use]
     pub fn not_utf8(&self) -> usize {
-        self.count - self.blank - self.malformed
+        self.count - self.blank - self.malformed - self.bare
     }
 
     /// The lines, each as [`parse`] read it.
@@ -351,8 +364,12 @@ impl<'a> Run<'a> {
             let rest = self.bytes.get(at..).unwrap_or_default();
             let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
             let last_unterminated = unterminated && k + 1 == self.count;
-            // No line of a run is a message, so a line that is not blank is malformed.
-            let line = read_line(&rest[..len], self.offset + at, last_unterminated, physical, tool);
+            let mut line = read_line(&rest[..len], self.offset + at, last_unterminated, physical, tool);
+            // A line of a run that is neither blank nor undecodable is malformed or a bare
+            // object: only a run that holds bare objects needs the parse that tells them apart.
+            if let (true, Some(text), Content::Malformed) = (self.bare > 0, line.text, &line.content) {
+                line.content = object(text);
+            }
             at += len + 1;
             physical += 1;
             tool += line.pieces;
@@ -367,6 +384,7 @@ impl<'a> Run<'a> {
         self.pieces += line.pieces;
         self.blank += usize::from(matches!(line.content, Content::Blank));
         self.malformed += usize::from(matches!(line.content, Content::Malformed));
+        self.bare += usize::from(matches!(line.content, Content::Message(_)));
         self.crlf += usize::from(line.crlf);
         self.drifting += usize::from(!line.drift.is_empty());
     }
@@ -544,6 +562,7 @@ fn parse_in_parts(bytes: &[u8], part_bytes: usize) -> Bus<'_> {
                     prev.pieces += run.pieces;
                     prev.blank += run.blank;
                     prev.malformed += run.malformed;
+                    prev.bare += run.bare;
                     prev.crlf += run.crlf;
                     prev.drifting += run.drifting;
                 }
@@ -581,6 +600,7 @@ impl<'a> Part<'a> {
                 before: self.lines.len(),
                 blank: 0,
                 malformed: 0,
+                bare: 0,
                 crlf: 0,
                 drifting: 0,
             });
@@ -620,7 +640,7 @@ fn read_part(bytes: &[u8], start: usize, end: usize) -> Part<'_> {
                 line.tool_form = tool_serialised(m, text);
             }
         }
-        if line.message().is_some() {
+        if line.message().is_some_and(|m| !m.is_bare()) {
             part.physical += 1;
             part.tools += line.pieces;
             part.lines.push(line);
@@ -865,7 +885,7 @@ mod tests {
 
     #[test]
     fn numbering_follows_splitlines() {
-        let bus = parse(b"{\"a\": 1}\n{\"m\": \"x\xE2\x80\xA8y\"}\n\n{\"b\": 2}\r\n");
+        let bus = parse(b"{\"ts\": \"1\"}\n{\"msg\": \"x\xE2\x80\xA8y\"}\n\n{\"ts\": \"2\"}\r\n");
         let nums: Vec<(usize, usize)> = all(&bus).iter().map(|l| (l.physical, l.tool)).collect();
         assert_eq!(nums, [(1, 1), (2, 2), (3, 4), (4, 5)]);
         assert_eq!((bus.tool_count, bus.physical, bus.lines.len(), bus.runs.len()), (5, 4, 3, 1));
@@ -886,7 +906,7 @@ mod tests {
     fn records_stay_small() {
         assert_eq!(std::mem::size_of::<Message<'_>>(), 96);
         assert_eq!(std::mem::size_of::<Line<'_>>(), 64);
-        assert_eq!(std::mem::size_of::<Run<'_>>(), 96);
+        assert_eq!(std::mem::size_of::<Run<'_>>(), 104);
     }
 
     #[test]
@@ -978,6 +998,7 @@ mod tests {
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 &b"\n"[..], b" \n", b"\r\n", b" \t\r\n", b"\x1c\n", b"\x0b\x0b\n", "\u{2028}\n".as_bytes(),
                 b"x\n", b"y\r\n", b"{\n", b"[1]\n", b"\xff\n", b"a\xfe\r\n", b"{}\n", b"{\"ts\": \"t\"}\r\n",
+                b"{\"x\": 1}\r\n", b"{\"ts\": 1, \"y\": \"\xe2\x80\xa8\"}\n", b"{\"from\": null}", b" {} \n",
                 b"\r", b"\x0b", b"x", b"\xff",
             ]), 0..40),
             part in 0usize..12,
@@ -996,7 +1017,9 @@ mod tests {
                 let lines: Vec<Line<'_>> = run.lines().collect();
                 let blank = lines.iter().filter(|l| l.content == Content::Blank).count();
                 let malformed = lines.iter().filter(|l| l.content == Content::Malformed).count();
-                proptest::prop_assert_eq!((run.blank, run.malformed), (blank, malformed));
+                let bare = lines.iter().filter(|l| l.message().is_some_and(Message::is_bare)).count();
+                proptest::prop_assert_eq!((run.blank, run.malformed, run.bare), (blank, malformed, bare));
+                proptest::prop_assert_eq!(run.not_utf8(), lines.iter().filter(|l| matches!(l.content, Content::NotUtf8(_))).count());
                 proptest::prop_assert_eq!(run.crlf, lines.iter().filter(|l| l.crlf).count());
                 proptest::prop_assert_eq!(run.drifting, lines.iter().filter(|l| !l.drift.is_empty()).count());
                 proptest::prop_assert_eq!(run.pieces, lines.iter().map(|l| l.pieces).sum::<usize>());
@@ -1017,7 +1040,7 @@ mod tests {
         for _ in 0..100_000 {
             bytes.extend_from_slice(b"\n \r\n\x1c\nx\n\xff\n");
         }
-        bytes.extend_from_slice(b"{}\n\n");
+        bytes.extend_from_slice(b"{\"ts\": \"t\"}\n\n");
         let bus = parse(&bytes);
         assert_eq!((bus.physical, bus.lines.len(), bus.runs.len()), (1_000_002, 1, 2));
         let run = bus.runs[0];
@@ -1028,6 +1051,24 @@ mod tests {
         let line = run.lines().nth(400_007).expect("a line");
         assert_eq!((line.physical, line.tool, line.content), (400_008, 500_008, Content::NotUtf8(800_014)));
         assert_eq!((bus.runs[1].physical, bus.runs[1].tool, bus.runs[1].before), (1_000_002, 1_200_002, 1));
+    }
+
+    /// JSON objects none of whose fields the rules read is a string are bare objects: counted
+    /// in runs like blank and malformed lines (issue 46), rebuilt as the messages they are.
+    #[test]
+    fn bare_objects_are_runs() {
+        let bytes = b"{}\n{\"x\": 1}\n{\"ts\": 1}\r\n{\"ts\": null, \"from\": [], \"type\": {}, \"msg\": 1}\n\nx\n{\"ts\": \"t\"}\n{}";
+        let bus = parse(bytes);
+        assert_eq!((bus.physical, bus.lines.len(), bus.runs.len()), (8, 1, 2));
+        let run = bus.runs[0];
+        assert_eq!((run.count, run.bare, run.blank, run.malformed, run.not_utf8(), run.crlf), (6, 4, 1, 1, 0, 1));
+        assert_eq!((bus.runs[1].bare, bus.runs[1].before), (1, 1));
+        let lines = all(&bus);
+        assert_eq!(lines, reference(bytes));
+        let rebuilt: Vec<&Message<'_>> = lines.iter().filter_map(Line::message).collect();
+        assert_eq!(rebuilt.len(), 6);
+        assert!(rebuilt.iter().enumerate().all(|(i, m)| m.is_bare() == (i != 4)));
+        assert_eq!(rebuilt[3].type_of("type"), Some("object"));
     }
 
     #[test]

@@ -147,6 +147,8 @@ fn add_stats(report: &mut Report, t: &judge::Transcript<'_>) {
             counts[k] += 1;
         }
     }
+    // Bare objects are messages the runs count.
+    messages += t.bus.runs.iter().map(|r| r.bare).sum::<usize>();
     let s = &mut report.stats;
     s.insert("physicalLines".into(), t.bus.physical.into());
     s.insert("toolLines".into(), t.bus.tool_count.into());

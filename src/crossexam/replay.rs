@@ -28,7 +28,7 @@ impl Stage {
         }
     }
 
-    fn of(p: Phase) -> Stage {
+    pub(crate) fn of(p: Phase) -> Stage {
         match p {
             Phase::Blind => Stage::Blind,
             Phase::Debate => Stage::Debate,
@@ -44,9 +44,35 @@ pub(crate) struct Block {
     pub note: usize,
     /// The count it announces.
     pub announced: u64,
-    /// Indexes of the nearest parsed lines before it, at most `announced`, in bus order, back to
-    /// the previous phase note at most (included).
-    pub members: Vec<usize>,
+    /// The nearest parsed lines before it, at most `announced`, in bus order, back to the
+    /// previous phase note at most (included).
+    pub members: Vec<Member>,
+}
+
+impl Block {
+    /// How many parsed lines the block holds.
+    #[must_use]
+    pub(crate) fn len(&self) -> usize {
+        self.members.iter().map(|m| if let Member::Bare { count, .. } = m { *count } else { 1 }).sum()
+    }
+}
+
+/// Parsed lines of a reveal block: a message, or bare objects of a run, which hold no kind,
+/// seat or timestamp (so they are never revealed claims) and are counted, not listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Member {
+    /// The message of this index in `Bus::lines`.
+    Message(usize),
+    /// The bare objects of `Bus::runs[run]` from its `first` (counted from 0) on, `count` of them
+    /// (always the run's last ones).
+    Bare {
+        /// Index in `Bus::runs`.
+        run: usize,
+        /// The first one's number among the run's bare objects.
+        first: usize,
+        /// How many.
+        count: usize,
+    },
 }
 
 /// A phase change the notes replay.
@@ -86,6 +112,16 @@ pub(crate) struct Replay {
     pub final_phase: Phase,
 }
 
+impl Replay {
+    /// The phase in force over a run of `Bus::runs` whose `before` is `before` (a line that is
+    /// no message, or a bare object, is never a revealed claim).
+    #[must_use]
+    pub(crate) fn phase_before(&self, before: usize) -> Phase {
+        let notes = self.transitions.partition_point(|x| x.line < before);
+        notes.checked_sub(1).map_or(Phase::Blind, |k| self.transitions[k].to)
+    }
+}
+
 /// The well-formed phase note a line holds.
 #[must_use]
 pub(crate) fn note_of(content: &Content) -> Option<PhaseNote> {
@@ -104,23 +140,45 @@ pub(crate) fn replay(bus: &Bus) -> Replay {
     // at most (the note itself, an info, then fails R1): found by walking back from the note,
     // so blocks do not overlap, a note announcing a huge count costs no more than the lines
     // since the last note, and no list of every parsed line is kept.
-    let mut since = 0;
+    // Bare objects are parsed lines too, kept in runs: a run lies before the message its
+    // `before` names, so those with `before` in `since + 1..=i` lie between the two notes (and
+    // before the first note, every run up to it).
+    let mut since = None;
     for (i, line) in bus.lines.iter().enumerate() {
         let note = note_of(&line.content);
         if let Some(PhaseNote { phase: Phase::Debate, revealed: Some(n) }) = note {
-            let want = usize::try_from(n).unwrap_or(usize::MAX);
-            let mut members: Vec<usize> =
-                (since..i).rev().filter(|&j| matches!(bus.lines[j].content, Content::Message(_))).take(want).collect();
+            let mut want = usize::try_from(n).unwrap_or(usize::MAX);
+            let mut members = Vec::new();
+            let (mut j, mut r) = (i, bus.runs.partition_point(|run| run.before <= i));
+            while want > 0 {
+                if let Some(run) = r.checked_sub(1).map(|k| &bus.runs[k]).filter(|run| run.before == j)
+                    && since.is_none_or(|s| j > s)
+                {
+                    r -= 1;
+                    let count = run.bare.min(want);
+                    if count > 0 {
+                        members.push(Member::Bare { run: r, first: run.bare - count, count });
+                        want -= count;
+                    }
+                } else if j > since.unwrap_or(0) {
+                    j -= 1;
+                    members.push(Member::Message(j));
+                    want -= 1;
+                } else {
+                    break;
+                }
+            }
             members.reverse();
             blocks.push(Block { note: i, announced: n, members });
         }
         if note.is_some() {
-            since = i;
+            since = Some(i);
         }
     }
     let revealed: std::collections::BTreeSet<usize> = blocks
         .iter()
-        .flat_map(|b| b.members.iter().copied())
+        .flat_map(|b| b.members.iter())
+        .filter_map(|m| if let Member::Message(j) = m { Some(*j) } else { None })
         .filter(|j| bus.lines[*j].message().is_some_and(|m| m.kind() == "claim"))
         .collect();
     let mut phase = Phase::Blind;
@@ -195,7 +253,7 @@ mod tests {
         );
         let r = replay(&bus);
         assert_eq!(r.stages, [Stage::Blind, Stage::Revealed, Stage::Blind, Stage::Debate]);
-        assert_eq!(r.blocks[0].members, [1]);
+        assert_eq!(r.blocks[0].members, [Member::Message(1)]);
         assert_eq!(r.final_phase, Phase::Debate);
         assert_eq!(r.windows[0].closed_by, Some(2));
     }
@@ -212,9 +270,42 @@ not json
 "#,
         );
         let r = replay(&bus);
-        assert_eq!(r.blocks[0].members, [0]);
+        assert_eq!(r.blocks[0].members, [Member::Message(0)]);
         // Nine announced, two parsed lines since the first note (the note itself counts); the
         // indexes are into the messages (physical lines 6, 2 and 4).
-        assert_eq!((r.blocks[1].note, r.blocks[1].announced, r.blocks[1].members.as_slice()), (3, 9, &[1, 2][..]));
+        let members = [Member::Message(1), Member::Message(2)];
+        assert_eq!((r.blocks[1].note, r.blocks[1].announced, r.blocks[1].members.as_slice()), (3, 9, &members[..]));
+    }
+
+    /// Bare objects are parsed lines of a reveal block, counted from their runs, back to the
+    /// previous note at most (not before it) and, before the first note, from the bus's start.
+    #[test]
+    fn bare_objects_are_block_members() {
+        let bus = super::super::bus::parse(
+            br#"{}
+{"x": 1}
+{"ts": "1", "from": "a", "type": "claim", "msg": "x"}
+{}
+
+{"ts": 2}
+{"ts": "2", "from": "moderator", "type": "info", "msg": "phase -> debate (3 sealed claim(s) revealed)"}
+{}
+{"ts": "3", "from": "moderator", "type": "info", "msg": "phase -> debate (5 sealed claim(s) revealed)"}
+{}
+{}
+{"ts": "4", "from": "moderator", "type": "info", "msg": "phase -> debate (9 sealed claim(s) revealed)"}
+"#,
+        );
+        assert_eq!((bus.lines.len(), bus.runs.len()), (4, 4));
+        let r = replay(&bus);
+        let bare = |run, first, count| Member::Bare { run, first, count };
+        assert_eq!(r.blocks[0].members, [Member::Message(0), bare(1, 0, 2)]);
+        assert_eq!(r.blocks[1].members, [Member::Message(1), bare(2, 0, 1)]);
+        assert_eq!(r.blocks[2].members, [Member::Message(2), bare(3, 0, 2)]);
+        assert_eq!(r.blocks.iter().map(Block::len).collect::<Vec<_>>(), [3, 2, 3]);
+        let all = replay(&super::super::bus::parse(b"{}\n{}\n{\"ts\": \"2\", \"from\": \"m\", \"type\": \"info\", \"msg\": \"phase -> debate (9 sealed claim(s) revealed)\"}\n"));
+        assert_eq!(all.blocks[0].members, [bare(0, 0, 2)]);
+        assert_eq!(r.phase_before(0), Phase::Blind);
+        assert_eq!(r.phase_before(2), Phase::Debate);
     }
 }

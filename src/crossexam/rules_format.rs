@@ -208,18 +208,36 @@ fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &m
         f[5].push(on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset")));
     }
     if !line.tool_form {
-        f[6].push(on_line(
-            &F11_FINGERPRINT,
-            line,
-            "not byte-identical to any tool writer's serialisation (hand-written line)",
-        ));
+        f[6].push(not_tool_form(line));
     }
+}
+
+fn not_tool_form(line: &Line) -> CheckResult {
+    on_line(&F11_FINGERPRINT, line, "not byte-identical to any tool writer's serialisation (hand-written line)")
 }
 
 fn fields(t: &Transcript<'_>) -> Vec<CheckResult> {
     let mut f: [Findings; 7] = Default::default();
     let mut judged = [0usize; 7];
-    for line in &t.bus.lines {
+    for entry in t.bus.entries() {
+        let line = match entry {
+            Entry::Line(_, line) => line,
+            Entry::Run(run) => {
+                // Bare objects hold no string field: each fails CX-F5 and CX-F11 and no other
+                // F rule judges it; built only while listed or named.
+                judged[0] += run.bare;
+                judged[6] += run.bare;
+                let bare = || run.lines().filter(|l| l.message().is_some()).take(run.bare);
+                let shown = f[0].push_shown(bare(), |line| {
+                    let problems = line.message().map(field_problems).unwrap_or_default();
+                    on_line(&F5_FIELDS, &line, problems.join("; "))
+                });
+                f[0].count(run.bare - shown, F5_FIELDS.level, Outcome::Failed);
+                let shown = f[6].push_shown(bare(), |line| not_tool_form(&line));
+                f[6].count(run.bare - shown, F11_FINGERPRINT.level, Outcome::Failed);
+                continue;
+            }
+        };
         let Some(m) = line.message() else { continue };
         judged[0] += 1;
         judged[1] += usize::from(m.field("type").is_some());

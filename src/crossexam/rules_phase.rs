@@ -10,7 +10,7 @@ use super::checks::{
     R5_NO_SUFFIX, R6_STRANDED, R7_ENVELOPE,
 };
 use super::judge::{ARGUING, Findings, Transcript, at_level, on_file, on_line, verdict};
-use super::replay::{Block, Stage, note_of, task_marker};
+use super::replay::{Block, Member, Stage, note_of, task_marker};
 use crate::report::{CheckResult, Level, Outcome};
 use crate::stats::time::parse_timestamp;
 
@@ -135,7 +135,26 @@ fn gates(t: &Transcript<'_>) -> Vec<CheckResult> {
     let (mut g1, mut g2, mut g3, mut g5) =
         (Findings::default(), Findings::default(), Findings::default(), Findings::default());
     let (mut blind, mut closed, mut debate_claims) = (0, 0, 0);
-    for (i, line) in t.bus.lines.iter().enumerate() {
+    for entry in t.bus.entries() {
+        let (i, line) = match entry {
+            Entry::Line(i, line) => (i, line),
+            Entry::Run(run) => {
+                // Bare objects: no kind, so in blind and debate only counted; once closed each
+                // fails CX-G3, built only while listed or named.
+                match Stage::of(t.replay.phase_before(run.before)) {
+                    Stage::Blind => blind += run.bare,
+                    Stage::Closed => {
+                        closed += run.bare;
+                        let bare = run.lines().filter(|l| l.message().is_some()).take(run.bare);
+                        let shown = g3
+                            .push_shown(bare, |line| on_line(&G3_CLOSED, &line, " by \"\" after the phase is closed"));
+                        g3.count(run.bare - shown, G3_CLOSED.level, Outcome::Failed);
+                    }
+                    Stage::Debate | Stage::Revealed => {}
+                }
+                continue;
+            }
+        };
         let Some(m) = line.message() else { continue };
         let (kind, from) = (m.kind(), m.from());
         match t.replay.stages[i] {
@@ -179,7 +198,8 @@ fn pending_claims(t: &Transcript<'_>) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for (stem, bytes) in &t.arena.sealed {
         let Ok(b) = bytes else { continue };
-        let n = super::bus::parse(b).lines.iter().filter(|l| l.message().is_some()).count();
+        let env = super::bus::parse(b);
+        let n = env.lines.len() + env.runs.iter().map(|r| r.bare).sum::<usize>();
         if n > 0 {
             *out.entry(stem.clone()).or_default() += n;
         }
@@ -226,45 +246,63 @@ fn ts_of(t: &Transcript<'_>, i: usize) -> String {
 
 fn block_shape_and_order(t: &Transcript<'_>, b: &Block, r1: &mut Findings, r2: &mut Findings) {
     let note = &t.bus.lines[b.note];
-    if (b.members.len() as u64) < b.announced {
+    if (b.len() as u64) < b.announced {
         r1.push(on_line(
             &R1_BLOCK_SHAPE,
             note,
-            format!(
-                "the note announces {} revealed claims, only {} parsed lines precede it",
-                b.announced,
-                b.members.len()
-            ),
+            format!("the note announces {} revealed claims, only {} parsed lines precede it", b.announced, b.len()),
         ));
     }
-    for j in &b.members {
-        let kind = t.bus.lines[*j].message().map_or("", |m| m.kind());
-        if kind != "claim" {
-            r1.push(on_line(
-                &R1_BLOCK_SHAPE,
-                note,
-                format!(
-                    "the note announces {} revealed claims, {} is a `{kind}` line",
-                    b.announced,
-                    t.bus.lines[*j].label()
-                ),
-            ));
-        }
-    }
+    let not_claim = |label: String, kind: &str| {
+        on_line(
+            &R1_BLOCK_SHAPE,
+            note,
+            format!("the note announces {} revealed claims, {label} is a `{kind}` line", b.announced),
+        )
+    };
+    // A member's reveal key, and its ts for the message: a bare object's are empty.
     let key = |j: usize| (ts_of(t, j), format!("{}.jsonl", t.bus.lines[j].message().map_or("", |m| m.from())));
-    for pair in b.members.windows(2) {
-        if key(pair[1]) < key(pair[0]) {
-            r2.push(on_line(
-                &R2_BLOCK_ORDER,
-                &t.bus.lines[pair[1]],
-                format!(
-                    "revealed out of the reveal's order (ts {:?} after {:?}, then by file name)",
-                    ts_of(t, pair[1]),
-                    ts_of(t, pair[0])
-                ),
-            ));
+    let bare_key = || (String::new(), ".jsonl".to_owned());
+    let mut prev: Option<(String, String)> = None;
+    for member in &b.members {
+        match *member {
+            Member::Message(j) => {
+                let kind = t.bus.lines[j].message().map_or("", |m| m.kind());
+                if kind != "claim" {
+                    r1.push(not_claim(t.bus.lines[j].label(), kind));
+                }
+                let k = key(j);
+                if let Some(p) = prev.as_ref().filter(|p| k < **p) {
+                    r2.push(out_of_order(&t.bus.lines[j], &k.0, &p.0));
+                }
+                prev = Some(k);
+            }
+            Member::Bare { run, first, count } => {
+                // Each is a `` line, built only while listed or named; among themselves they
+                // are in order (equal keys), so only the first can follow a greater key.
+                let run = &t.bus.runs[run];
+                let bare = || run.lines().filter(|l| l.message().is_some()).skip(first).take(count);
+                let shown = r1.push_shown(bare(), |line| not_claim(line.label(), ""));
+                r1.count(count - shown, R1_BLOCK_SHAPE.level, Outcome::Failed);
+                let k = bare_key();
+                if let Some(p) = prev.as_ref().filter(|p| k < **p)
+                    && let Some(line) = bare().next()
+                {
+                    r2.push(out_of_order(&line, &k.0, &p.0));
+                }
+                prev = Some(k);
+            }
         }
     }
+}
+
+/// CX-R2 on a revealed line whose ts `ts` sorts before the previous one's, `before`.
+fn out_of_order(line: &super::bus::Line<'_>, ts: &str, before: &str) -> CheckResult {
+    on_line(
+        &R2_BLOCK_ORDER,
+        line,
+        format!("revealed out of the reveal's order (ts {ts:?} after {before:?}, then by file name)"),
+    )
 }
 
 /// The instant a blind window opened: the latest `phase -> blind` note before `first`.
@@ -281,18 +319,23 @@ fn window_start(t: &Transcript<'_>, blind_notes: &[usize], first: usize) -> Opti
 
 fn block_timing(t: &Transcript<'_>, blind_notes: &[usize], b: &Block, r3: &mut Findings, r4: &mut Findings) {
     let note = &t.bus.lines[b.note];
-    let instants: Option<Vec<i64>> =
-        b.members.iter().map(|j| parse_timestamp(&ts_of(t, *j)).map(|x| x.micros())).collect();
+    // A bare object has no ts: a block holding one has no instants.
+    let messages: Option<Vec<usize>> =
+        b.members.iter().map(|m| if let Member::Message(j) = m { Some(*j) } else { None }).collect();
+    let instants: Option<Vec<i64>> = messages
+        .as_ref()
+        .and_then(|messages| messages.iter().map(|j| parse_timestamp(&ts_of(t, *j)).map(|x| x.micros())).collect());
     let bounds = parse_timestamp(&ts_of(t, b.note))
         .map(|x| x.micros())
-        .zip(b.members.first().and_then(|f| window_start(t, blind_notes, *f)));
+        .zip(messages.as_ref().and_then(|m| m.first()).and_then(|f| window_start(t, blind_notes, *f)));
+    let members = messages.unwrap_or_default();
     let (Some(instants), Some((end, start))) = (instants, bounds) else {
         let why = "a timestamp of the block, its note or its window start is not RFC 3339";
         r3.push(CheckResult::new(&R3_BLOCK_TIMING, Outcome::CantTell, note.label(), why));
         r4.push(CheckResult::new(&R4_CHRONOLOGY, Outcome::CantTell, note.label(), why));
         return;
     };
-    for (j, at) in b.members.iter().zip(&instants) {
+    for (j, at) in members.iter().zip(&instants) {
         if *at > end || start.is_some_and(|s| *at < s) {
             let side = if *at > end { "after the note announcing it" } else { "before its blind window opened" };
             r3.push(on_line(&R3_BLOCK_TIMING, &t.bus.lines[*j], format!("revealed ts {:?} is {side}", ts_of(t, *j))));
@@ -373,14 +416,16 @@ fn envelopes(t: &Transcript<'_>) -> Vec<CheckResult> {
             let line = match entry {
                 Entry::Line(_, line) => line,
                 Entry::Run(run) => {
-                    // Lines that are no message, built only while listed or named.
+                    // Lines that are no message or bare objects, built only while listed or named.
                     let dropped = run.count - run.blank;
                     parsed += dropped;
                     lines += dropped;
                     let shown =
                         r7.push_shown(run.lines().filter(|l| l.content != Content::Blank).take(dropped), |line| {
-                            let problem = match line.content {
+                            let problem = match &line.content {
                                 Content::NotUtf8(_) => "is not UTF-8".to_owned(),
+                                // A bare object: no `type`, so no claim.
+                                Content::Message(m) => format!("is a {}, not a claim", m.kind()),
                                 _ => format!(
                                     "is not a JSON object ({}); the reveal drops it silently",
                                     super::bus::malformed_reason(line.text.unwrap_or(""))

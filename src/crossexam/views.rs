@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::bus::{Entry, Phase};
+use super::bus::Entry;
 use super::judge::Transcript;
 use crate::report::{Chart, ChartKind, CheckResult, Level, Outcome, Point, Report, Table, View};
 
@@ -171,14 +171,13 @@ fn bus_views(report: &mut Report, t: &Transcript<'_>) {
                 // A line that is no message is in the phase the notes before it left (a
                 // Stage's word is its phase's); only its shown lines are visited, the first
                 // ones and those a listed violation marks.
-                let notes = t.replay.transitions.partition_point(|x| x.line < run.before);
-                let stage = notes.checked_sub(1).map_or(Phase::Blind, |k| t.replay.transitions[k].to).as_str();
+                let stage = t.replay.phase_before(run.before).as_str();
                 let end = (run.tool + run.pieces) as u64;
                 let last_mark = marks.range(run.tool as u64..end).next_back().map(|(n, _)| *n);
                 for line in run.lines() {
                     let marked = marks.contains_key(&(line.tool as u64));
                     if line.physical <= VIEW_LINES || marked {
-                        row(line.tool, line.physical, stage, None);
+                        row(line.tool, line.physical, stage, line.message());
                     } else if last_mark.is_none_or(|n| (line.tool as u64) > n) {
                         break;
                     }
