@@ -377,14 +377,15 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Adds `line`, which follows the run, to it.
-    fn add(&mut self, line: &Line<'_>, through: &'a [u8]) {
+    /// Adds `line`, which follows the run, to it: a bare object when `bare` (its content left
+    /// `Malformed`, unbuilt).
+    fn add(&mut self, line: &Line<'_>, bare: bool, through: &'a [u8]) {
         self.bytes = through;
         self.count += 1;
         self.pieces += line.pieces;
         self.blank += usize::from(matches!(line.content, Content::Blank));
-        self.malformed += usize::from(matches!(line.content, Content::Malformed));
-        self.bare += usize::from(matches!(line.content, Content::Message(_)));
+        self.malformed += usize::from(matches!(line.content, Content::Malformed) && !bare);
+        self.bare += usize::from(bare);
         self.crlf += usize::from(line.crlf);
         self.drifting += usize::from(!line.drift.is_empty());
     }
@@ -634,19 +635,37 @@ fn read_part(bytes: &[u8], start: usize, end: usize) -> Part<'_> {
         let line_end = memchr::memchr(b'\n', &bytes[cut..end]).map_or(end, |i| cut + i);
         let last_unterminated = unterminated && line_end == end;
         let mut line = read_line(&bytes[cut..line_end], cut, last_unterminated, part.physical + 1, part.tools + 1);
-        if let (Some(text), Content::Malformed) = (line.text, &line.content) {
-            line.content = object(text);
-            if let Content::Message(m) = &line.content {
-                line.tool_form = tool_serialised(m, text);
+        let mut bare = false;
+        // An empty object (`{}`, JSON whitespace inside) is bare without a parse: the cheapest
+        // object a hostile bus can repeat, three bytes a line.
+        let empty_object = |t: &str| {
+            let inner = t.trim_matches([' ', '\t', '\r']);
+            inner.len() >= 2
+                && inner.starts_with('{')
+                && inner.ends_with('}')
+                && inner[1..inner.len() - 1].bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+        };
+        if let (Some(text), Content::Malformed) = (line.text, &line.content)
+            && empty_object(text)
+        {
+            bare = true;
+        } else if let (Some(text), Content::Malformed) = (line.text, &line.content)
+            && let Some(m) = message_of(text)
+        {
+            // A bare object is never in the tool's form (its fields are strings).
+            bare = m.is_bare();
+            if !bare {
+                line.tool_form = tool_serialised(&m, text);
+                line.content = Content::Message(Box::new(m));
             }
         }
-        if line.message().is_some_and(|m| !m.is_bare()) {
+        if line.message().is_some() {
             part.physical += 1;
             part.tools += line.pieces;
             part.lines.push(line);
         } else {
             let run = part.run_at(cut);
-            run.add(&line, &bytes[run.offset..(line_end + 1).min(end)]);
+            run.add(&line, bare, &bytes[run.offset..(line_end + 1).min(end)]);
             part.physical += 1;
             part.tools += line.pieces;
         }
@@ -705,16 +724,18 @@ fn drift_of(body: &[u8], text: &str) -> (Drift, usize) {
 
 /// A line's content when it is UTF-8 and not blank: a message, or malformed.
 fn object(text: &str) -> Content<'_> {
+    message_of(text).map_or(Content::Malformed, |m| Content::Message(Box::new(m)))
+}
+
+/// [`object`], unboxed: a bare object then costs no allocation (it is a run's counter).
+fn message_of(text: &str) -> Option<Message<'_>> {
     // An object's text starts with `{` and ends with `}`, JSON whitespace aside: a line that does
     // not is malformed without a parse (its reason is the parser's, recomputed when listed).
     let inner = text.trim_matches([' ', '\t', '\n', '\r']);
     if text.len() > MAX_LINE || !inner.starts_with('{') || !inner.ends_with('}') {
-        return Content::Malformed;
+        return None;
     }
-    match json::parse_fields(text, &FIELDS).map(|f| f.and_then(|f| Message::from_fields(text, f))) {
-        Ok(Some(m)) => Content::Message(Box::new(m)),
-        Ok(None) | Err(_) => Content::Malformed,
-    }
+    json::parse_fields(text, &FIELDS).ok().flatten().and_then(|f| Message::from_fields(text, f))
 }
 
 /// Why a line that is not blank is no message: the strict parser's error, or the JSON type it
@@ -998,7 +1019,7 @@ mod tests {
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 &b"\n"[..], b" \n", b"\r\n", b" \t\r\n", b"\x1c\n", b"\x0b\x0b\n", "\u{2028}\n".as_bytes(),
                 b"x\n", b"y\r\n", b"{\n", b"[1]\n", b"\xff\n", b"a\xfe\r\n", b"{}\n", b"{\"ts\": \"t\"}\r\n",
-                b"{\"x\": 1}\r\n", b"{\"ts\": 1, \"y\": \"\xe2\x80\xa8\"}\n", b"{\"from\": null}", b" {} \n",
+                b"{\"x\": 1}\r\n", b"{\"ts\": 1, \"y\": \"\xe2\x80\xa8\"}\n", b"{\"from\": null}", b" {} \n", b"{\r}\n", b"{ \t}\r\n",
                 b"\r", b"\x0b", b"x", b"\xff",
             ]), 0..40),
             part in 0usize..12,

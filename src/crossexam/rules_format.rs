@@ -181,34 +181,46 @@ fn field_problems(m: &super::bus::Message) -> Vec<String> {
     out
 }
 
-/// F5–F11 on one message line, into the per-rule failure lists.
+/// F5–F11 on one message line, into the per-rule failure lists (built only while listed or
+/// named).
 fn message_rules(t: &Transcript<'_>, line: &Line, m: &super::bus::Message, f: &mut [Findings; 7]) {
-    let problems = field_problems(m);
-    if !problems.is_empty() {
-        f[0].push(on_line(&F5_FIELDS, line, problems.join("; ")));
+    // Absent, or a string: only then are the fields right, so most messages skip the list.
+    if !["ts", "from", "type", "msg"].iter().all(|k| m.type_of(k) == Some("string"))
+        || ["ref", "via"].iter().any(|k| m.type_of(k).is_some_and(|t| t != "string"))
+    {
+        f[0].push_failed(F5_FIELDS.level, || on_line(&F5_FIELDS, line, field_problems(m).join("; ")));
     }
     if let Some(kind) = m.field("type").filter(|k| !TYPES.contains(k)) {
-        f[1].push(on_line(&F6_TYPE, line, format!("type {kind:?} is not one of {}", TYPES.join(", "))));
+        f[1].push_failed(F6_TYPE.level, || {
+            on_line(&F6_TYPE, line, format!("type {kind:?} is not one of {}", TYPES.join(", ")))
+        });
     }
     if let Some(from) = m.sender().filter(|s| !valid_seat(s)) {
-        let r = on_line(
-            &F7_SEAT,
-            line,
-            format!("seat name {from:?} is not a valid seat name (letters, digits, `._-`, 1–64)"),
-        );
-        f[2].push(if t.legacy { at_level(r, Level::Warning) } else { r });
+        let level = if t.legacy { Level::Warning } else { F7_SEAT.level };
+        f[2].push_failed(level, || {
+            let r = on_line(
+                &F7_SEAT,
+                line,
+                format!("seat name {from:?} is not a valid seat name (letters, digits, `._-`, 1–64)"),
+            );
+            if t.legacy { at_level(r, Level::Warning) } else { r }
+        });
     }
     if let Some(n) = m.field("msg").map(|s| s.chars().count()).filter(|n| *n > 1200) {
-        f[3].push(on_line(&F8_LENGTH, line, format!("msg has {n} code points (limit 1200)")).with("codePoints", n));
+        f[3].push_failed(F8_LENGTH.level, || {
+            on_line(&F8_LENGTH, line, format!("msg has {n} code points (limit 1200)")).with("codePoints", n)
+        });
     }
     if let Some(via) = m.field("via").filter(|v| !matches!(*v, "api" | "clipboard")) {
-        f[4].push(on_line(&F9_VIA, line, format!("via {via:?} is not api or clipboard")));
+        f[4].push_failed(F9_VIA.level, || on_line(&F9_VIA, line, format!("via {via:?} is not api or clipboard")));
     }
     if let Some(ts) = m.ts().filter(|ts| parse_timestamp(ts).is_none()) {
-        f[5].push(on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset")));
+        f[5].push_failed(F10_TS.level, || {
+            on_line(&F10_TS, line, format!("ts {ts:?} is not an RFC 3339 timestamp with an offset"))
+        });
     }
     if !line.tool_form {
-        f[6].push(not_tool_form(line));
+        f[6].push_failed(F11_FINGERPRINT.level, || not_tool_form(line));
     }
 }
 
