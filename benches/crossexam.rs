@@ -55,6 +55,36 @@ fn inputs(size: usize) -> Vec<Input> {
         ("every kind in turn", repeat(b"\nx\n\xff\n\r\n\x1c\n \n", size), none(), none()),
         ("one long malformed line", [repeat(b"x", size), b"\n".to_vec()].concat(), none(), none()),
         ("envelope of malformed lines", none(), repeat(b"x\n\xff\n\n", size), none()),
+        // JSON that is no message: bare objects (no field the rules read is a string) and
+        // values that are no object (issue 46).
+        ("objects without a field", repeat(b"{\"x\":1}\n", size), none(), none()),
+        ("objects with wrong field types", repeat(b"{\"ts\":1}\n", size), none(), none()),
+        ("empty arrays", repeat(b"[]\n", size), none(), none()),
+        ("numbers", repeat(b"1\n", size), none(), none()),
+        ("strings", repeat(b"\"s\"\n", size), none(), none()),
+        ("empty objects and blank lines in turn", repeat(b"{}\n\n{\"x\":1}\r\n", size), none(), none()),
+        (
+            "empty objects after a closing note",
+            [
+                b"{\"ts\": \"t\", \"from\": \"m\", \"type\": \"info\", \"msg\": \"phase -> closed\"}\n".to_vec(),
+                repeat(b"{}\n", size),
+            ]
+            .concat(),
+            none(),
+            none(),
+        ),
+        (
+            "empty objects revealed",
+            [
+                repeat(b"{}\n", size),
+                b"{\"ts\": \"t\", \"from\": \"m\", \"type\": \"info\", \"msg\": \"phase -> debate (999999 sealed claim(s) revealed)\"}\n"
+                    .to_vec(),
+            ]
+            .concat(),
+            none(),
+            none(),
+        ),
+        ("objects with one string field", repeat(b"{\"ts\":\"\"}\n", size), none(), none()),
         (
             "phase notes and reveal blocks",
             lines_of(size, |i| {
