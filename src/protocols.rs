@@ -103,7 +103,8 @@ pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, Str
         let each: Vec<String> = found.iter().map(|d| format!("`{}` ({})", d.command, d.what)).collect();
         return Err(format!(
             "{}: holds records of more than one protocol, and `verify` verifies one report of one protocol; \
-             run each: {}",
+             run `crossverify verify --submission {}` to verify all of them in one report, or each: {}",
+            path.display(),
             path.display(),
             each.join("; ")
         ));

@@ -11,12 +11,14 @@ pub mod checks;
 mod history;
 mod judge;
 pub mod load;
+mod phase;
 pub mod protocol;
 mod refs;
 pub(crate) mod replay;
 mod rules_format;
 mod rules_phase;
 mod rules_side;
+mod serial;
 pub mod stats_input;
 mod views;
 

@@ -455,7 +455,27 @@ fn tar<R: Read>(inner: R, sink: &mut Sink<'_>, consumed: Option<Rc<Cell<u64>>>, 
     if tripped.get() {
         return Err(bomb(&last));
     }
-    Ok(())
+    // After the end-of-archive blocks only zeros may follow: a second tar, or a zip whose
+    // directory sits at the end, would be a tree other tools unpack and this reader never saw.
+    let mut rest = archive.into_inner();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match rest.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) if buf.get(..n).is_some_and(|b| b.iter().all(|x| *x == 0)) => {}
+            Ok(_) => {
+                return Err((
+                    format!("after {last}"),
+                    RefusalKind::Malformed(
+                        "data follows the end-of-archive blocks (a second archive, which other tools would unpack)"
+                            .to_owned(),
+                    ),
+                ));
+            }
+            Err(_) if tripped.get() => return Err(bomb(&last)),
+            Err(e) => return Err((format!("after {last}"), RefusalKind::Malformed(e.to_string()))),
+        }
+    }
 }
 
 fn zip<R: Read + io::Seek>(reader: R, sink: &mut Sink<'_>, ctx: Ctx<'_>) -> Result<(), Refused> {
@@ -695,6 +715,19 @@ mod tests {
         let got = unpack_from(io::Cursor::new(&two), "two.tgz", Kind::TarGz, dir.path(), &mut budget, Ctx::silent());
         assert_eq!(got.map(|u| u.entries), Ok(2));
         assert!(dir.path().join("two").is_file());
+    }
+
+    /// Data after the end-of-archive blocks (a second tar, a zip appended) is refused: other
+    /// tools would unpack a tree this reader never saw.
+    #[test]
+    fn data_after_the_end_of_the_archive_is_refused() {
+        let mut two = tar_of(1);
+        two.extend(tar_of(2));
+        let e = run(&two, Kind::Tar, limits(9, 1 << 20, 200, 1 << 20)).expect_err("refused");
+        assert!(matches!(e.kind, RefusalKind::Malformed(ref m) if m.contains("end-of-archive")), "{e}");
+        let mut padded = tar_of(1);
+        padded.extend(vec![0u8; 10240]);
+        assert!(run(&padded, Kind::Tar, limits(9, 1 << 20, 200, 1 << 20)).is_ok(), "zeros after the end are padding");
     }
 
     /// A PAX sparse member is stored under a name that is not its own: refused.

@@ -19,7 +19,11 @@ pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
     let abs = std::path::absolute(bundle).map_err(|e| RefusalKind::Unreadable(e.to_string()))?;
     let home = dest.parent().unwrap_or(dest);
     let out = git(home)
+        // The tree's own `.gitattributes` are not applied (attributes from the empty tree): the
+        // checkout writes the committed bytes, not an eol or filter conversion of them.
+        .arg("--attr-source=4b825dc642cb6eb9a060e54bf8d69288fbee4904")
         .args(["clone", "--quiet", "--no-hardlinks", "--template=", "-c", "core.symlinks=false"])
+        .args(["-c", "core.autocrlf=false"])
         .arg("--")
         .arg(&abs)
         .arg(dest)

@@ -28,6 +28,11 @@ pub fn detect(path: &Path, given: Given<'_>) -> Option<Detection> {
             })
         });
     }
+    // A repository's own live state (`.proof-or-stop/`: policy, scope, the stories' current
+    // findings) is what evidence is checked against, not evidence itself.
+    if path.components().any(|c| c.as_os_str() == ".proof-or-stop") {
+        return None;
+    }
     let stories = super::evidence::stories(path);
     let signed = stories.iter().filter(|s| super::evidence::holds_signed(s)).count();
     if signed > 0 {

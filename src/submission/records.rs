@@ -210,13 +210,15 @@ impl<'a> Pairing<'a> {
         self.holders.get(commit).map_or(&[], Vec::as_slice)
     }
 
-    /// The repositories to try for the record at `path`, best first, each with its rank: the
-    /// one holding the record, then (when its protocol declares bindings) those holding every
-    /// commit it binds before those holding some, then the nearest by path (the most leading
-    /// components shared with the record). Candidates of equal rank are all run and the worst
-    /// verdict kept, so neither a name's sort order nor a decoy decides (`run_paired`). Also the
-    /// names of every repository holding a bound commit.
-    fn candidates(&mut self, protocol: &'static str, path: &Path) -> (Vec<(PathBuf, Rank)>, Vec<usize>) {
+    /// The repositories to try for the record at `path`, best rank first: the one holding the
+    /// record; then, when its protocol declares bindings, those holding every commit it binds
+    /// before those holding some; else every repository. Every group of the best rank whose
+    /// command runs is run and the worst verdict kept (`run_paired`), so neither a name's sort
+    /// order, nor a path's nearness, nor a decoy placed beside the record decides it.
+    /// Repositories at the same `HEAD` commit hold the same history, so one of them (the
+    /// nearest by path) is run for all of them, which keeps N copies of one paper linear.
+    /// Also the indexes of every repository holding a bound commit.
+    fn candidates(&mut self, protocol: &'static str, path: &Path) -> (Vec<Candidate>, Vec<usize>) {
         let bound = crate::protocols::binds(protocol, path);
         let mut held: BTreeMap<usize, usize> = BTreeMap::new();
         for c in &bound {
@@ -227,16 +229,30 @@ impl<'a> Pairing<'a> {
         let pool: Vec<usize> =
             if bound.is_empty() { (0..self.repos.len()).collect() } else { held.keys().copied().collect() };
         let shared = |r: &Path| path.components().zip(r.components()).take_while(|(a, b)| a == b).count();
-        let mut ranked: Vec<(PathBuf, Rank)> = pool
+        let mut groups: BTreeMap<(Rank, String), Vec<usize>> = BTreeMap::new();
+        for i in pool {
+            let partial = !bound.is_empty() && held.get(&i).copied().unwrap_or(0) < bound.len();
+            let rank = (!path.starts_with(&self.repos[i]), partial);
+            groups.entry((rank, self.head_key(i))).or_default().push(i);
+        }
+        let mut out: Vec<Candidate> = groups
             .into_iter()
-            .map(|i| {
-                let r = &self.repos[i];
-                let partial = !bound.is_empty() && held.get(&i).copied().unwrap_or(0) < bound.len();
-                (r.clone(), (!path.starts_with(r), partial, std::cmp::Reverse(shared(r))))
+            .map(|((rank, _), mut members)| {
+                members.sort_by_key(|i| (std::cmp::Reverse(shared(&self.repos[*i])), *i));
+                let copies = members.iter().map(|i| self.repos[*i].clone()).collect();
+                Candidate { path: self.repos[members[0]].clone(), rank, copies }
             })
             .collect();
-        ranked.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
-        (ranked, held.keys().copied().collect())
+        out.sort_by(|a, b| a.rank.cmp(&b.rank).then(a.path.cmp(&b.path)));
+        (out, held.keys().copied().collect())
+    }
+
+    /// What a repository's history is: its `HEAD` commit, or its path when that does not resolve.
+    fn head_key(&mut self, i: usize) -> String {
+        let repo = self.opened[i].get_or_insert_with(|| crate::git::Repo::open(&self.repos[i]).ok());
+        repo.as_ref()
+            .and_then(|r| r.resolve("HEAD").ok())
+            .map_or_else(|| format!("path {}", self.repos[i].display()), |c| c.to_string())
     }
 
     fn name(&self, i: usize) -> &Path {
@@ -244,9 +260,15 @@ impl<'a> Pairing<'a> {
     }
 }
 
-/// A candidate's rank, best first: not holding the record, holding only some bound commits,
-/// fewer leading path components shared with the record.
-type Rank = (bool, bool, std::cmp::Reverse<usize>);
+/// A repository to run a record with, and the copies of it (the same `HEAD`) it stands for.
+struct Candidate {
+    path: PathBuf,
+    rank: Rank,
+    copies: Vec<PathBuf>,
+}
+
+/// A candidate's rank, best first: not holding the record, holding only some bound commits.
+type Rank = (bool, bool);
 
 /// How bad an exit code is, for keeping the worst of several runs: failed, then inconclusive,
 /// then verified.
@@ -292,11 +314,12 @@ fn run_paired(
     };
     let stores: Vec<Option<&Path>> =
         if stores.is_empty() { vec![None] } else { stores.iter().map(|s| Some(s.as_path())).collect() };
-    let (repos, holders) = pairing.candidates(record.protocol, &record.path);
+    let (candidates, holders) = pairing.candidates(record.protocol, &record.path);
     record.holders = holders.into_iter().map(|i| intake.shown(pairing.name(i))).collect();
     let mut tried: Vec<String> = Vec::new();
     let mut ran: Option<Rank> = None;
-    for (repo, rank) in &repos {
+    let mut ran_with: Vec<String> = Vec::new();
+    for Candidate { path: repo, rank, copies } in &candidates {
         // Past the first rank that ran, nothing more is tried: equal ranks are all run.
         if ran.is_some_and(|r| r != *rank) {
             break;
@@ -314,6 +337,7 @@ fn run_paired(
             match run(ctx) {
                 Ok(report) => {
                     ran = Some(*rank);
+                    ran_with.extend(copies.iter().map(|c| intake.shown(c)));
                     let worse =
                         record.report.as_ref().is_none_or(|r| severity(report.exit_code()) > severity(r.exit_code()));
                     if worse {
@@ -338,6 +362,13 @@ fn run_paired(
         }
     }
     if record.report.is_some() {
+        // Every repository the record was run with (or stands as a copy of one) is paired with
+        // it, beside the trust store the kept run named.
+        let mut paired: Vec<String> = ran_with;
+        paired.extend(record.paired.iter().filter(|p| !paired.contains(p)).cloned().collect::<Vec<_>>());
+        paired.sort();
+        paired.dedup();
+        record.paired = paired;
         return;
     }
     let tried = if tried.is_empty() { String::new() } else { format!(" (tried {})", tried.join("; ")) };

@@ -84,6 +84,12 @@ pub fn detect(path: &Path, science: Option<&Path>) -> Option<Detected> {
     if !path.is_dir() {
         return None;
     }
+    // A deployed ledger's `CYCLE-NNNNNN` folder is part of the ledger around it, never a
+    // ledger of its own: verified alone, its findings would lack the cycles before it.
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if name.len() == 12 && name.starts_with("CYCLE-") && name[6..].bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     // A ledger first: records files beside it (a published `cycles.jsonl`) must not turn a
     // ledger that fails into statistics that pass (issue 46). A link is no records file: what
     // it names may lie outside what was given.
