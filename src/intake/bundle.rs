@@ -18,12 +18,10 @@ use super::refusal::RefusalKind;
 pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
     let abs = std::path::absolute(bundle).map_err(|e| RefusalKind::Unreadable(e.to_string()))?;
     let home = dest.parent().unwrap_or(dest);
+    // Objects first, nothing checked out: what the checkout would write is counted against the
+    // budget before git writes it (`tree_size`, then `checkout`).
     let out = git(home)
-        // The tree's own `.gitattributes` are not applied (attributes from the empty tree): the
-        // checkout writes the committed bytes, not an eol or filter conversion of them.
-        .arg("--attr-source=4b825dc642cb6eb9a060e54bf8d69288fbee4904")
-        .args(["clone", "--quiet", "--no-hardlinks", "--template=", "-c", "core.symlinks=false"])
-        .args(["-c", "core.autocrlf=false"])
+        .args(["clone", "--quiet", "--no-checkout", "--no-hardlinks", "--template="])
         .arg("--")
         .arg(&abs)
         .arg(dest)
@@ -37,7 +35,7 @@ pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
     let said = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.starts_with("hint:"))
         .map(|l| l.replace(&abs.display().to_string(), "BUNDLE").replace(&dest.display().to_string(), "DEST"))
         .collect::<Vec<_>>()
         .join("; ");
@@ -46,6 +44,64 @@ pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
         return Err(RefusalKind::IncrementalBundle { said, stem });
     }
     Err(RefusalKind::Bundle(said))
+}
+
+/// What checking out `HEAD` in the clone at `repo` would write: files and bytes, read from the
+/// tree (no filter runs, so the blob sizes are the bytes written); nothing for an unborn `HEAD`.
+///
+/// # Errors
+/// git could not list the tree.
+pub fn tree_size(repo: &Path) -> Result<(u64, u64), RefusalKind> {
+    let home = repo.parent().unwrap_or(repo);
+    let head = git(home).arg("-C").arg(repo).args(["rev-parse", "--verify", "--quiet", "HEAD^{tree}"]).output();
+    if !head.is_ok_and(|o| o.status.success()) {
+        return Ok((0, 0));
+    }
+    let out = git(home)
+        .arg("-C")
+        .arg(repo)
+        .args(["ls-tree", "-r", "-l", "-z", "HEAD"])
+        .output()
+        .map_err(|e| RefusalKind::NoGit(e.to_string()))?;
+    if !out.status.success() {
+        return Err(RefusalKind::Bundle(String::from_utf8_lossy(&out.stderr).trim().to_owned()));
+    }
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for entry in out.stdout.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let meta = entry.split(|b| *b == b'\t').next().unwrap_or_default();
+        let size = meta.rsplit(|b| *b == b' ').next().unwrap_or_default();
+        files += 1;
+        bytes = bytes.saturating_add(std::str::from_utf8(size).ok().and_then(|s| s.parse().ok()).unwrap_or(0));
+    }
+    Ok((files, bytes))
+}
+
+/// Checks `HEAD` out in the clone at `repo`: the committed bytes, with the tree's own
+/// `.gitattributes` not applied (attributes from the empty tree: no eol conversion, filter or
+/// encoding), symlinks written as files holding their target.
+///
+/// # Errors
+/// git could not check it out.
+pub fn checkout(repo: &Path) -> Result<(), RefusalKind> {
+    let home = repo.parent().unwrap_or(repo);
+    let head = git(home).arg("-C").arg(repo).args(["rev-parse", "--verify", "--quiet", "HEAD"]).output();
+    if !head.is_ok_and(|o| o.status.success()) {
+        return Ok(());
+    }
+    let out = git(home)
+        .arg("--attr-source=4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+        .args(["-c", "core.symlinks=false", "-c", "core.autocrlf=false"])
+        .arg("-C")
+        .arg(repo)
+        .args(["reset", "--quiet", "--hard", "HEAD"])
+        .output()
+        .map_err(|e| RefusalKind::NoGit(e.to_string()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said =
+        String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.starts_with("hint:")).collect::<Vec<_>>().join("; ");
+    Err(RefusalKind::Bundle(format!("its HEAD could not be checked out: {said}")))
 }
 
 /// `git` with no configuration but the repository's own, no prompts, no hooks, and only the

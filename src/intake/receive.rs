@@ -181,8 +181,12 @@ impl Taker<'_> {
             let stem = input.file_stem().map(shown_name).unwrap_or_else(|| "bundle".to_owned());
             let repo = dest.join(&stem);
             bundle::clone(input, &repo).map_err(|k| Refusal::whole(shown, k))?;
-            let (files, bytes) = size_of(&repo);
+            // The objects git wrote, and what its checkout will write, before it writes it.
+            let (git_files, git_bytes) = size_of(&repo);
+            let (tree_files, tree_bytes) = bundle::tree_size(&repo).map_err(|k| Refusal::whole(shown, k))?;
+            let (files, bytes) = (git_files + tree_files, git_bytes.saturating_add(tree_bytes));
             self.budget.charge(files, bytes).map_err(|k| Refusal::whole(shown, k))?;
+            bundle::checkout(&repo).map_err(|k| Refusal::whole(shown, k))?;
             item.entries = Some(files);
             item.bytes = Some(bytes);
             self.intake.received.push(item);

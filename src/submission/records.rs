@@ -50,9 +50,13 @@ pub struct Record {
     pub unverified: Option<String>,
     /// The trust anchors its command used, when it used a trust store.
     pub anchors: Option<Anchors>,
-    /// The repositories, by name, holding a commit it binds: each a plausible partner, so one
-    /// it was not verified with is named (CV-N002) rather than passed over in silence.
+    /// The repositories, by name, holding a commit it binds (listed on the first record of
+    /// each distinct list of bound commits): each a plausible partner, so one it was not
+    /// verified with is named (CV-N002) rather than passed over in silence.
     pub holders: Vec<String>,
+    /// The `HEAD` commits of the repositories it ran with: a repository at one of them holds
+    /// the same history, so it was verified as far as this record binds it.
+    pub ran_heads: Vec<String>,
     /// Paths given to its command, for a claims file to use the same ones.
     given: Vec<(&'static str, PathBuf)>,
 }
@@ -158,6 +162,7 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
             unverified: None,
             anchors: None,
             holders: Vec::new(),
+            ran_heads: Vec::new(),
             given: Vec::new(),
         };
         run_paired(&mut record, f.detection, &mut pairing, &stores, intake, ctx);
@@ -183,14 +188,35 @@ pub fn verify_all(intake: &Intake, extra: Extra<'_>, ctx: Ctx<'_>) -> Vec<Record
 /// costs (records + repositories × distinct commits), not a run per record per repository.
 struct Pairing<'a> {
     repos: &'a [PathBuf],
+    /// Each repository's index, by path.
+    index: BTreeMap<&'a Path, usize>,
     opened: Vec<Option<Option<crate::git::Repo>>>,
     /// For each bound commit looked up, the repositories (by index) holding it.
     holders: BTreeMap<String, Vec<usize>>,
+    /// For each distinct list of bound commits: its groups, the candidate pool (sorted
+    /// indexes), and the repositories holding one of its commits.
+    groups: BTreeMap<Vec<String>, Grouped>,
+}
+
+/// A list of bound commits' groups, candidate pool (sorted indexes) and holders.
+type Grouped = (Vec<Group>, Vec<usize>, Vec<usize>);
+
+/// Candidate repositories at one `HEAD` and one rank, sorted by path.
+struct Group {
+    partial: bool,
+    head: String,
+    members: Vec<usize>,
 }
 
 impl<'a> Pairing<'a> {
     fn new(repos: &'a [PathBuf]) -> Self {
-        Pairing { repos, opened: (0..repos.len()).map(|_| None).collect(), holders: BTreeMap::new() }
+        Pairing {
+            repos,
+            index: repos.iter().enumerate().map(|(i, r)| (r.as_path(), i)).collect(),
+            opened: (0..repos.len()).map(|_| None).collect(),
+            holders: BTreeMap::new(),
+            groups: BTreeMap::new(),
+        }
     }
 
     fn holders_of(&mut self, commit: &str) -> &[usize] {
@@ -210,41 +236,72 @@ impl<'a> Pairing<'a> {
         self.holders.get(commit).map_or(&[], Vec::as_slice)
     }
 
-    /// The repositories to try for the record at `path`, best rank first: the one holding the
+    /// The repositories to try for the record at `path`, best rank first: those holding the
     /// record; then, when its protocol declares bindings, those holding every commit it binds
     /// before those holding some; else every repository. Every group of the best rank whose
     /// command runs is run and the worst verdict kept (`run_paired`), so neither a name's sort
     /// order, nor a path's nearness, nor a decoy placed beside the record decides it.
     /// Repositories at the same `HEAD` commit hold the same history, so one of them (the
-    /// nearest by path) is run for all of them, which keeps N copies of one paper linear.
-    /// Also the indexes of every repository holding a bound commit.
+    /// nearest by path) is run for all of them. The groups are worked out once per distinct
+    /// list of bound commits and the nearest member found by a binary search, so N copies of
+    /// one paper cost N runs and about N log N besides. Also, the first time a list is seen,
+    /// the indexes of every repository holding one of its commits.
     fn candidates(&mut self, protocol: &'static str, path: &Path) -> (Vec<Candidate>, Vec<usize>) {
         let bound = crate::protocols::binds(protocol, path);
-        let mut held: BTreeMap<usize, usize> = BTreeMap::new();
-        for c in &bound {
-            for i in self.holders_of(c).to_vec() {
-                *held.entry(i).or_default() += 1;
+        let first = !self.groups.contains_key(&bound);
+        if first {
+            let mut held: BTreeMap<usize, usize> = BTreeMap::new();
+            for c in &bound {
+                for i in self.holders_of(c).to_vec() {
+                    *held.entry(i).or_default() += 1;
+                }
+            }
+            let pool: Vec<usize> =
+                if bound.is_empty() { (0..self.repos.len()).collect() } else { held.keys().copied().collect() };
+            let mut groups: BTreeMap<(bool, String), Vec<usize>> = BTreeMap::new();
+            for i in pool.iter().copied() {
+                let partial = !bound.is_empty() && held.get(&i).copied().unwrap_or(0) < bound.len();
+                groups.entry((partial, self.head_key(i))).or_default().push(i);
+            }
+            let groups = groups
+                .into_iter()
+                .map(|((partial, head), mut members)| {
+                    members.sort_by(|a, b| self.repos[*a].cmp(&self.repos[*b]));
+                    Group { partial, head, members }
+                })
+                .collect();
+            self.groups.insert(bound.clone(), (groups, pool, held.keys().copied().collect()));
+        }
+        let repos = self.repos;
+        let (groups, pool, holders) = &self.groups[&bound];
+        let shared = |r: &Path| path.components().zip(r.components()).take_while(|(a, b)| a == b).count();
+        let mut out: Vec<Candidate> = Vec::new();
+        // Rank 0: the repositories the record lies in (its ancestors), each on its own.
+        for anc in path.ancestors() {
+            if let Some(&i) = self.index.get(anc)
+                && pool.binary_search(&i).is_ok()
+            {
+                let partial = groups
+                    .iter()
+                    .any(|g| g.partial && g.members.binary_search_by(|m| repos[*m].cmp(&repos[i])).is_ok());
+                out.push(Candidate { path: repos[i].clone(), rank: (false, partial), head: String::new() });
             }
         }
-        let pool: Vec<usize> =
-            if bound.is_empty() { (0..self.repos.len()).collect() } else { held.keys().copied().collect() };
-        let shared = |r: &Path| path.components().zip(r.components()).take_while(|(a, b)| a == b).count();
-        let mut groups: BTreeMap<(Rank, String), Vec<usize>> = BTreeMap::new();
-        for i in pool {
-            let partial = !bound.is_empty() && held.get(&i).copied().unwrap_or(0) < bound.len();
-            let rank = (!path.starts_with(&self.repos[i]), partial);
-            groups.entry((rank, self.head_key(i))).or_default().push(i);
+        for g in groups {
+            // The member sharing the most leading components with the record sits beside the
+            // record's place in path order.
+            let at = g.members.partition_point(|m| repos[*m].as_path() < path);
+            let near = [at.checked_sub(1), (at < g.members.len()).then_some(at)]
+                .into_iter()
+                .flatten()
+                .map(|k| g.members[k])
+                .max_by_key(|m| (shared(&repos[*m]), std::cmp::Reverse(*m)));
+            if let Some(m) = near {
+                out.push(Candidate { path: repos[m].clone(), rank: (true, g.partial), head: g.head.clone() });
+            }
         }
-        let mut out: Vec<Candidate> = groups
-            .into_iter()
-            .map(|((rank, _), mut members)| {
-                members.sort_by_key(|i| (std::cmp::Reverse(shared(&self.repos[*i])), *i));
-                let copies = members.iter().map(|i| self.repos[*i].clone()).collect();
-                Candidate { path: self.repos[members[0]].clone(), rank, copies }
-            })
-            .collect();
         out.sort_by(|a, b| a.rank.cmp(&b.rank).then(a.path.cmp(&b.path)));
-        (out, held.keys().copied().collect())
+        (out, if first { holders.clone() } else { Vec::new() })
     }
 
     /// What a repository's history is: its `HEAD` commit, or its path when that does not resolve.
@@ -260,11 +317,12 @@ impl<'a> Pairing<'a> {
     }
 }
 
-/// A repository to run a record with, and the copies of it (the same `HEAD`) it stands for.
+/// A repository to run a record with, and the `HEAD` its copies share (empty for the
+/// repository holding the record, which stands for itself).
 struct Candidate {
     path: PathBuf,
     rank: Rank,
-    copies: Vec<PathBuf>,
+    head: String,
 }
 
 /// A candidate's rank, best first: not holding the record, holding only some bound commits.
@@ -319,7 +377,7 @@ fn run_paired(
     let mut tried: Vec<String> = Vec::new();
     let mut ran: Option<Rank> = None;
     let mut ran_with: Vec<String> = Vec::new();
-    for Candidate { path: repo, rank, copies } in &candidates {
+    for Candidate { path: repo, rank, head } in &candidates {
         // Past the first rank that ran, nothing more is tried: equal ranks are all run.
         if ran.is_some_and(|r| r != *rank) {
             break;
@@ -337,7 +395,10 @@ fn run_paired(
             match run(ctx) {
                 Ok(report) => {
                     ran = Some(*rank);
-                    ran_with.extend(copies.iter().map(|c| intake.shown(c)));
+                    ran_with.push(intake.shown(repo));
+                    if !head.is_empty() {
+                        record.ran_heads.push(head.clone());
+                    }
                     let worse =
                         record.report.as_ref().is_none_or(|r| severity(report.exit_code()) > severity(r.exit_code()));
                     if worse {
@@ -396,6 +457,7 @@ fn claims_record(claims: &Path, records: &[Record], intake: &Intake, ctx: Ctx<'_
         unverified: None,
         anchors: None,
         holders: Vec::new(),
+        ran_heads: Vec::new(),
         given: Vec::new(),
     };
     let mut why = Vec::new();

@@ -85,24 +85,46 @@ fn anchors(r: &Record) -> Option<CheckResult> {
 /// One `CV-N002` result per repository: a record lies in it or was paired with it, or why
 /// it was not verified.
 fn repositories(intake: &Intake, records: &[Record]) -> Vec<CheckResult> {
-    let mut out = Vec::new();
-    for repo in &intake.repos {
+    use std::collections::BTreeMap;
+    // Worked out once, so that the result is linear in repositories and records.
+    let by_path: BTreeMap<&std::path::Path, &str> =
+        intake.repos.iter().map(|r| (r.path.as_path(), r.shown.as_str())).collect();
+    let mut inside: BTreeMap<&str, &Record> = BTreeMap::new();
+    let mut paired: BTreeMap<&str, &Record> = BTreeMap::new();
+    let mut passed_over: BTreeMap<&str, &Record> = BTreeMap::new();
+    let mut ran_heads: BTreeMap<&str, &Record> = BTreeMap::new();
+    for r in records {
         // The deepest repository holding a record is the one it lies in.
-        let lies_in = |p: &std::path::Path| {
-            intake.repos.iter().filter(|r| p.starts_with(&r.path)).max_by_key(|r| r.path.components().count())
-                == Some(repo)
-        };
-        let inside: Vec<&Record> = records.iter().filter(|r| lies_in(&r.path)).collect();
-        let paired: Vec<&Record> = records.iter().filter(|r| r.paired.contains(&repo.shown)).collect();
+        if let Some(owner) = r.path.ancestors().find_map(|a| by_path.get(a)) {
+            inside.entry(owner).or_insert(r);
+        }
+        for p in &r.paired {
+            paired.entry(p.as_str()).or_insert(r);
+        }
         // A repository holding commits a record binds is a plausible partner of it: verified
         // with another one, the record says nothing about this one, whatever else lies in it.
-        let passed_over = records.iter().find(|r| r.holders.contains(&repo.shown));
+        for h in &r.holders {
+            passed_over.entry(h.as_str()).or_insert(r);
+        }
+        for h in &r.ran_heads {
+            ran_heads.entry(h.as_str()).or_insert(r);
+        }
+    }
+    let mut out = Vec::new();
+    for repo in &intake.repos {
+        let shown = repo.shown.as_str();
         let head = head_of(&repo.path);
-        let (outcome, message) = match (head.as_deref(), inside.first(), paired.first()) {
+        let same_history = head.as_deref().and_then(|h| ran_heads.get(h));
+        let (outcome, message) = match (head.as_deref(), inside.get(shown), paired.get(shown)) {
+            // A record ran with it: verified as far as that record binds it, whatever its HEAD.
+            (_, _, Some(r)) => (Outcome::Passed, format!("paired with the record {}", r.name)),
             (None, _, _) => (Outcome::CantTell, "a git repository whose HEAD does not resolve to a commit".to_owned()),
-            (Some(_), _, Some(r)) => (Outcome::Passed, format!("paired with the record {}", r.name)),
-            (Some(_), _, None) if passed_over.is_some() => {
-                let r = passed_over.expect("checked");
+            (Some(h), _, None) if same_history.is_some() => {
+                let r = same_history.expect("checked");
+                (Outcome::Passed, format!("at the HEAD {h} of a repository the record {} was verified with", r.name))
+            }
+            (Some(_), _, None) if passed_over.contains_key(shown) => {
+                let r = passed_over[shown];
                 (
                     Outcome::CantTell,
                     format!(

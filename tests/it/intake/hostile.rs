@@ -626,3 +626,45 @@ fn honest_layouts_stay_verified() {
     let (code, e) = exit_of(&sb, &args);
     assert_eq!(code, Some(0), "{e}");
 }
+
+/// Red team, third pass: a bundle's checkout is charged to the budget before git writes it
+/// (before: a 1 MB bundle of one 1 GiB file wrote it all, then was refused); and a bundle with
+/// no `HEAD` that a ledger was verified with is paired, not "unresolved" (before: exit 3).
+#[test]
+fn a_bundle_checkout_is_budgeted_first_and_a_headless_bundle_still_pairs() {
+    let sb = sandbox();
+    let big = sb.root.join("big");
+    std::fs::create_dir_all(&big).expect("dir");
+    support::git(&big, &["init", "--quiet", "-b", "main"]);
+    std::fs::write(big.join("a.bin"), vec![b'a'; 4 << 20]).expect("file");
+    commit_all(&big);
+    bundle(&big, &sb.root.join("big.bundle"));
+    let work = tempfile::tempdir().expect("work");
+    let limits = crossverify::intake::Limits { max_bytes: 1 << 20, ..crossverify::intake::Limits::default() };
+    let got = crossverify::intake::receive(
+        &[sb.root.join("big.bundle")],
+        work.path(),
+        limits,
+        crossverify::progress::Ctx::silent(),
+    );
+    let e = got.expect_err("over the budget");
+    assert!(matches!(e.kind, crossverify::intake::RefusalKind::Limit { .. }), "{e}");
+    let written: u64 = walk_sizes(work.path());
+    assert!(written < 1 << 20, "{written} bytes written before the refusal");
+    let headless = sb.root.join("headless");
+    std::fs::create_dir_all(&headless).expect("dir");
+    bundle(&sb.bare.join("audit"), &headless.join("audit.bundle"));
+    let sci = headless.join("science.bundle");
+    support::git(&sb.bare.join("science"), &["bundle", "create", sci.to_str().expect("UTF-8"), "refs/heads/main"]);
+    let (code, e) = exit_of(&sb, &["verify", "headless", "--verified-at", AT]);
+    assert_eq!(code, Some(0), "{e}");
+}
+
+fn walk_sizes(dir: &Path) -> u64 {
+    let mut total = 0;
+    for e in std::fs::read_dir(dir).expect("dir").filter_map(Result::ok) {
+        let m = std::fs::symlink_metadata(e.path()).expect("meta");
+        total += if m.is_dir() { walk_sizes(&e.path()) } else { m.len() };
+    }
+    total
+}
