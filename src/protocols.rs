@@ -98,7 +98,7 @@ pub use crate::checks::{Detection, Detector, Given, Run, RunError};
 /// When no protocol does (the message says what was looked for), or several do (the message
 /// lists the command for each).
 pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, String> {
-    let mut found: Vec<Detection> = detect_each(path, given).into_iter().map(|(_, d)| d).collect();
+    let mut found: Vec<Detection> = PROTOCOLS.iter().filter_map(|p| p.detect).filter_map(|d| d(path, given)).collect();
     if found.len() > 1 {
         let each: Vec<String> = found.iter().map(|d| format!("`{}` ({})", d.command, d.what)).collect();
         return Err(format!(
@@ -120,14 +120,8 @@ pub fn detect(path: &std::path::Path, given: Given<'_>) -> Result<Detection, Str
     })
 }
 
-/// Every protocol that recognises `path`, by name, in the order of [`PROTOCOLS`]: a journal's
-/// intake verifies each of them.
-#[must_use]
-pub fn detect_each(path: &std::path::Path, given: Given<'_>) -> Vec<(&'static str, Detection)> {
-    PROTOCOLS.iter().filter_map(|p| Some((p.name, (p.detect?)(path, given)?))).collect()
-}
-
-/// What the protocol named `protocol` recognises at `path`, if it does.
+/// What the protocol named `protocol` recognises at `path`, if it does: a journal's intake asks
+/// every protocol of every path, and verifies each record found.
 #[must_use]
 pub fn detect_by(protocol: &str, path: &std::path::Path, given: Given<'_>) -> Option<Detection> {
     PROTOCOLS.iter().find(|p| p.name == protocol).and_then(|p| p.detect).and_then(|d| d(path, given))

@@ -116,12 +116,12 @@ pub fn indirections(dir: &Path) -> Vec<Indirection> {
     out
 }
 
-/// The objects a repository's history substitutions name: every id in its grafts files and
-/// every replace ref's name and target. git would read a different history through them than
-/// the one the commits' hashes commit to; an object they name that the repository lacks is one
-/// only another machine could supply.
+/// The objects a repository's history substitutions name that it does not hold: ids in its
+/// grafts files and replace refs' names and targets. git would read a different history
+/// through them than the one the commits' hashes commit to, and an object they name that the
+/// repository lacks is one only another machine could supply.
 #[must_use]
-pub fn substitutions(dir: &Path) -> Vec<(String, ObjectId)> {
+pub fn missing_substitutes(dir: &Path) -> Vec<(String, ObjectId)> {
     let mut out = Vec::new();
     let Ok(repo) = gix::open_opts(dir, gix::open::Options::isolated()) else { return out };
     for base in [repo.git_dir().to_owned(), repo.common_dir().to_owned()] {
@@ -148,15 +148,10 @@ pub fn substitutions(dir: &Path) -> Vec<(String, ObjectId)> {
             }
         }
     }
+    out.retain(|(_, id)| !repo.has_object(id));
     out.sort();
     out.dedup();
     out
-}
-
-/// Whether the repository at `dir` holds the object `id` in its own object store.
-#[must_use]
-pub fn holds(dir: &Path, id: ObjectId) -> bool {
-    gix::open_opts(dir, gix::open::Options::isolated()).is_ok_and(|r| r.has_object(id))
 }
 
 /// A regular file's text; a symlink is listed, never read through.

@@ -47,15 +47,16 @@ pub fn clone(bundle: &Path, dest: &Path) -> Result<(), RefusalKind> {
 }
 
 /// What checking out `HEAD` in the clone at `repo` would write: files and bytes, read from the
-/// tree (no filter runs, so the blob sizes are the bytes written); nothing for an unborn `HEAD`.
+/// tree (no filter runs, so the blob sizes are the bytes written); `None` for an unborn `HEAD`,
+/// which has nothing to check out.
 ///
 /// # Errors
 /// git could not list the tree.
-pub fn tree_size(repo: &Path) -> Result<(u64, u64), RefusalKind> {
+pub fn tree_size(repo: &Path) -> Result<Option<(u64, u64)>, RefusalKind> {
     let home = repo.parent().unwrap_or(repo);
     let head = git(home).arg("-C").arg(repo).args(["rev-parse", "--verify", "--quiet", "HEAD^{tree}"]).output();
     if !head.is_ok_and(|o| o.status.success()) {
-        return Ok((0, 0));
+        return Ok(None);
     }
     let out = git(home)
         .arg("-C")
@@ -73,21 +74,17 @@ pub fn tree_size(repo: &Path) -> Result<(u64, u64), RefusalKind> {
         files += 1;
         bytes = bytes.saturating_add(std::str::from_utf8(size).ok().and_then(|s| s.parse().ok()).unwrap_or(0));
     }
-    Ok((files, bytes))
+    Ok(Some((files, bytes)))
 }
 
-/// Checks `HEAD` out in the clone at `repo`: the committed bytes, with the tree's own
-/// `.gitattributes` not applied (attributes from the empty tree: no eol conversion, filter or
-/// encoding), symlinks written as files holding their target.
+/// Checks `HEAD` out in the clone at `repo` (one [`tree_size`] found): the committed bytes,
+/// with the tree's own `.gitattributes` not applied (attributes from the empty tree: no eol
+/// conversion, filter or encoding), symlinks written as files holding their target.
 ///
 /// # Errors
 /// git could not check it out.
 pub fn checkout(repo: &Path) -> Result<(), RefusalKind> {
     let home = repo.parent().unwrap_or(repo);
-    let head = git(home).arg("-C").arg(repo).args(["rev-parse", "--verify", "--quiet", "HEAD"]).output();
-    if !head.is_ok_and(|o| o.status.success()) {
-        return Ok(());
-    }
     let out = git(home)
         .arg("--attr-source=4b825dc642cb6eb9a060e54bf8d69288fbee4904")
         .args(["-c", "core.symlinks=false", "-c", "core.autocrlf=false"])

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::refusal::RefusalKind;
-use crate::git::indirection::{Target, holds, indirections, substitutions};
+use crate::git::indirection::{Target, indirections, missing_substitutes};
 
 /// Whether the repository at `repo` stays inside `root`.
 ///
@@ -27,10 +27,8 @@ pub(crate) fn confine(repo: &Path, root: &Path) -> Result<(), (PathBuf, RefusalK
             return Err((ind.file, RefusalKind::OutsideLink { what: ind.what, target: format!("{:?}", ind.raw) }));
         }
     }
-    for (by, id) in substitutions(repo) {
-        if !holds(repo, id) {
-            return Err((repo.to_owned(), RefusalKind::MissingSubstitute { by, id: id.to_string() }));
-        }
+    match missing_substitutes(repo).into_iter().next() {
+        Some((by, id)) => Err((repo.to_owned(), RefusalKind::MissingSubstitute { by, id: id.to_string() })),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -41,8 +41,6 @@ pub struct RepoIn {
 /// Everything received, unpacked.
 #[derive(Debug, Default)]
 pub struct Intake {
-    /// The limits it was received within.
-    pub limits: Limits,
     /// Members and files, and bytes, written while receiving it.
     pub written: (u64, u64),
     /// What was received, in order.
@@ -118,7 +116,6 @@ pub fn receive(inputs: &[PathBuf], work: &Path, limits: Limits, ctx: Ctx<'_>) ->
         let received: Vec<&str> = intake.received.iter().map(|r| r.shown.as_str()).collect();
         return Err(Refusal::whole(received.join(", "), RefusalKind::NoHistory(work_trees(&intake))));
     }
-    intake.limits = limits;
     intake.written = (taker.budget.entries(), taker.budget.written());
     Ok(intake)
 }
@@ -183,10 +180,13 @@ impl Taker<'_> {
             bundle::clone(input, &repo).map_err(|k| Refusal::whole(shown, k))?;
             // The objects git wrote, and what its checkout will write, before it writes it.
             let (git_files, git_bytes) = size_of(&repo);
-            let (tree_files, tree_bytes) = bundle::tree_size(&repo).map_err(|k| Refusal::whole(shown, k))?;
+            let tree = bundle::tree_size(&repo).map_err(|k| Refusal::whole(shown, k))?;
+            let (tree_files, tree_bytes) = tree.unwrap_or((0, 0));
             let (files, bytes) = (git_files + tree_files, git_bytes.saturating_add(tree_bytes));
             self.budget.charge(files, bytes).map_err(|k| Refusal::whole(shown, k))?;
-            bundle::checkout(&repo).map_err(|k| Refusal::whole(shown, k))?;
+            if tree.is_some() {
+                bundle::checkout(&repo).map_err(|k| Refusal::whole(shown, k))?;
+            }
             item.entries = Some(files);
             item.bytes = Some(bytes);
             self.intake.received.push(item);

@@ -20,7 +20,9 @@ pub fn build(intake: &Intake, records: &[Record], verified_at: &str, extra_input
     for (k, v) in extra_inputs {
         report.input(k, v.clone());
     }
-    report.section("received", received(intake));
+    // Each repository's HEAD, resolved once for the section, the table and CV-N002.
+    let heads: Vec<Option<String>> = intake.repos.iter().map(|r| head_of(&r.path)).collect();
+    report.section("received", received(intake, &heads));
     let mut rows = Vec::new();
     let mut listed = Vec::new();
     for r in records {
@@ -33,18 +35,18 @@ pub fn build(intake: &Intake, records: &[Record], verified_at: &str, extra_input
             merge(&mut report, r, sub, intake);
         }
     }
-    report.results.extend(repositories(intake, records));
+    report.results.extend(repositories(intake, records, &heads));
     report.section("records", Value::Array(listed));
     report.views.insert(0, View::Table(records_table(rows)));
-    report.views.insert(1, View::Table(received_table(intake)));
+    report.views.insert(1, View::Table(received_table(intake, &heads)));
     report.finish();
     report
 }
 
 /// The `received` section: each input and what it held.
-fn received(intake: &Intake) -> Value {
+fn received(intake: &Intake, heads: &[Option<String>]) -> Value {
     let repos: Vec<Value> =
-        intake.repos.iter().map(|r| json!({"repository": r.shown, "head": head_of(&r.path)})).collect();
+        intake.repos.iter().zip(heads).map(|(r, h)| json!({"repository": r.shown, "head": h})).collect();
     let items: Vec<Value> = intake
         .received
         .iter()
@@ -84,7 +86,7 @@ fn anchors(r: &Record) -> Option<CheckResult> {
 
 /// One `CV-N002` result per repository: a record lies in it or was paired with it, or why
 /// it was not verified.
-fn repositories(intake: &Intake, records: &[Record]) -> Vec<CheckResult> {
+fn repositories(intake: &Intake, records: &[Record], heads: &[Option<String>]) -> Vec<CheckResult> {
     use std::collections::BTreeMap;
     // Worked out once, so that the result is linear in repositories and records.
     let by_path: BTreeMap<&std::path::Path, &str> =
@@ -111,9 +113,8 @@ fn repositories(intake: &Intake, records: &[Record]) -> Vec<CheckResult> {
         }
     }
     let mut out = Vec::new();
-    for repo in &intake.repos {
+    for (repo, head) in intake.repos.iter().zip(heads) {
         let shown = repo.shown.as_str();
-        let head = head_of(&repo.path);
         let same_history = head.as_deref().and_then(|h| ran_heads.get(h));
         let (outcome, message) = match (head.as_deref(), inside.get(shown), paired.get(shown)) {
             // A record ran with it: verified as far as that record binds it, whatever its HEAD.
@@ -228,14 +229,14 @@ fn records_table(rows: Vec<Vec<Value>>) -> Table {
     }
 }
 
-fn received_table(intake: &Intake) -> Table {
+fn received_table(intake: &Intake, heads: &[Option<String>]) -> Table {
     let mut rows: Vec<Vec<Value>> = intake
         .received
         .iter()
         .map(|r| vec![r.shown.clone().into(), r.kind.clone().into(), r.sha256.clone().map_or(Value::Null, Value::from)])
         .collect();
-    rows.extend(intake.repos.iter().map(|r| {
-        vec![r.shown.clone().into(), "git repository".into(), head_of(&r.path).map_or(Value::Null, Value::from)]
+    rows.extend(intake.repos.iter().zip(heads).map(|(r, h)| {
+        vec![r.shown.clone().into(), "git repository".into(), h.clone().map_or(Value::Null, Value::from)]
     }));
     Table {
         id: "submission-received".into(),
