@@ -54,6 +54,13 @@ pub struct Intake {
 }
 
 impl Intake {
+    /// Directories beside the repositories received that hold files but no repository, by
+    /// their names in the report ([`tree::trees_beside`]).
+    #[must_use]
+    pub fn trees_beside(&self) -> Vec<String> {
+        self.trees.iter().flat_map(|(_, _, found)| tree::trees_beside(found)).map(|p| self.shown(&p)).collect()
+    }
+
     /// `path`'s name in the report: the received name of the tree or repository it lies in.
     #[must_use]
     pub fn shown(&self, path: &Path) -> String {

@@ -64,6 +64,43 @@ pub fn shown_rel(root: &Path, dir: &Path) -> String {
     if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
 }
 
+/// Names only a repository's root holds: a level holding one is a work tree, not a wrapper.
+const ROOT_MARKS: [&str; 4] = [".gitignore", ".gitattributes", ".gitmodules", ".github"];
+
+/// A file a release's wrapper directory holds beside the trees it wraps.
+fn is_documentation(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["readme", "license", "licence", "copying", "notice", "changelog", "citation", "authors"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        || [".md", ".txt", ".rst", ".pdf", ".html"].iter().any(|x| lower.ends_with(x))
+}
+
+/// Directories beside the repositories found that hold something but are no repository and
+/// hold none: a working tree whose `.git` was left out (an audit repository copied as a
+/// folder beside its science clone), for the message that names it.
+#[must_use]
+pub fn trees_beside(found: &Found) -> Vec<PathBuf> {
+    let repos: Vec<&Path> = found.repos.iter().map(|r| r.path.as_path()).collect();
+    let mut out = Vec::new();
+    for r in found.repos.iter().filter(|r| r.rel != ".") {
+        let Some(Ok(read)) = r.path.parent().map(std::fs::read_dir) else { continue };
+        for e in read.filter_map(Result::ok) {
+            let p = e.path();
+            // A symlink is not followed: the file type is the entry's own.
+            if e.file_type().is_ok_and(|t| t.is_dir())
+                && !repos.iter().any(|x| x.starts_with(&p))
+                && std::fs::read_dir(&p).is_ok_and(|mut d| d.next().is_some())
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A file name as text: UTF-8 as it is but a backslash doubled, any other byte as `\xNN`.
 #[must_use]
 pub fn shown_name(name: &std::ffi::OsStr) -> String {
@@ -178,23 +215,33 @@ fn incomplete(gitdir: &Path) -> Option<Incomplete> {
 /// The work trees a tree that holds files but no repository (a release download) is made of:
 /// below any chain of single wrapping directories, each directory is one repository's work
 /// tree; a level holding files is one work tree itself (named by its directory, `None` for
-/// the root).
+/// the root), unless its files are only a wrapper's documentation (a README beside
+/// `science/` and `audit/`) and nothing marks it as a repository's root (`.gitignore`,
+/// `.gitattributes`, `.gitmodules`, `.github`): then each directory is one.
 #[must_use]
 pub fn working_trees(root: &Path) -> Vec<Option<String>> {
     let mut dir = root.to_owned();
     loop {
         let Ok(read) = std::fs::read_dir(&dir) else { return Vec::new() };
-        let (mut dirs, mut files) = (Vec::new(), 0);
+        let (mut dirs, mut files, mut wrapper) = (Vec::new(), 0, true);
         for e in read.filter_map(Result::ok) {
+            let name = e.file_name();
+            if ROOT_MARKS.iter().any(|m| name.as_encoded_bytes() == m.as_bytes()) {
+                wrapper = false;
+            }
             match e.file_type() {
-                Ok(t) if t.is_dir() => dirs.push(shown_name(&e.file_name())),
-                Ok(_) => files += 1,
+                Ok(t) if t.is_dir() => dirs.push(shown_name(&name)),
+                Ok(_) => {
+                    files += 1;
+                    wrapper &= is_documentation(&name.to_string_lossy());
+                }
                 Err(_) => {}
             }
         }
         dirs.sort();
         let name = (dir != root).then(|| dir.file_name().map(shown_name)).flatten();
         match (dirs.as_slice(), files) {
+            (_, 1..) if wrapper && dirs.len() > 1 => return dirs.into_iter().map(Some).collect(),
             ([_], 0) => {
                 let Some(only) = std::fs::read_dir(&dir).ok().and_then(|r| r.filter_map(Result::ok).next()) else {
                     return Vec::new();

@@ -1,4 +1,4 @@
-//! The statistics family's checks (`CV-S001`…`CV-S005`).
+//! The statistics family's checks (`CV-S001`…`CV-S006`).
 
 use crate::checks::{Check, Family, no_group, prefix_and_digits};
 use crate::report::Level;
@@ -118,12 +118,37 @@ pub static NOT_CHECKABLE: Check = Check {
            REPO`, at the revision the summary was computed at with `--science-rev`); with it, the field is \
            `passed` here and compared by CV-S002 or CV-S003. Fields the \
            records should support but do not (an unreadable record) stay `cantTell` under CV-S002 and CV-S003.",
-    why: "A figure no input given can check is not evidence against the records, and must not keep every run \
-          on the paper's own published records inconclusive; saying what would make it checkable keeps it from \
+    why: "A figure no input given can check is not evidence against the records, and does not decide a run \
+          (whether records are evidence at all is CV-S006's); saying what would make it checkable keeps it from \
           passing silently.",
     example: "CV-S005 cantTell totals.json n_science_fix_commits: not checkable from these inputs: they come from the science repository's log; give it with --science REPO",
     spec: "[specs/stats.md#cv-s005](../../specs/stats.md#cv-s005)",
 };
 
+/// Records that carry nothing a verifier can check.
+pub static RECORDS_UNAUTHENTICATED: Check = Check {
+    code: "CV-S006",
+    name: "records-unauthenticated",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "The records the figures come from carry evidence that this report checks",
+    what: "Says whether anything binds the records the figures are computed from to what they describe. A \
+           ledger's own records carry evidence: receipts re-bound to the audited commits, read from git objects \
+           as `crossverify ledger` reads them, or a deployed ledger's cycle files, whose consistency and binding \
+           this report's CV-A checks decide; the figures then come from records this report checked, and the \
+           result is `passed`. Mined records (`cycles.jsonl`) and analysis records (`cycles-b.json`) are \
+           extracts: a line of JSON per cycle, with no receipt, manifest, signature or history, so a line with \
+           an invented commit and a `PASS` reads as well as a genuine one. They are `cantTell`: the figures are \
+           recomputed, and claims and published summaries compared with them, but nothing in the records was \
+           verified, and the run is inconclusive rather than verified.",
+    why: "`crossverify verify` on a file of mined records used to say VERIFIED, exit 0, for a record anyone \
+          could type. A verifier's verdict says what was verified; figures recomputed from unauthenticated \
+          records are arithmetic, and the ledger they were mined from is what can be verified.",
+    example: "CV-S006 cantTell cycles.jsonl: mined ledger records (cycles.jsonl) carry no receipt, manifest or signature: nothing binds their decisions to the commits they name, so nothing in them was verified; verify the ledger they were mined from (`crossverify ledger --audit LEDGER`)",
+    spec: "[specs/stats.md#cv-s006](../../specs/stats.md#cv-s006)",
+};
+
 /// Checks owned by this module.
-pub static CHECKS: &[&Check] = &[&CLAIM, &PUBLISHED, &LIFECYCLE, &RECORDS_READABLE, &NOT_CHECKABLE];
+pub static CHECKS: &[&Check] =
+    &[&CLAIM, &PUBLISHED, &LIFECYCLE, &RECORDS_READABLE, &NOT_CHECKABLE, &RECORDS_UNAUTHENTICATED];

@@ -37,7 +37,9 @@ use std::path::Path;
 use crate::manifest::Digest;
 use crate::progress::Interrupted;
 use crate::report::Report;
-pub use checks::{CHECKS, CLAIM, FAMILY, LIFECYCLE, NOT_CHECKABLE, PUBLISHED, RECORDS_READABLE};
+pub use checks::{
+    CHECKS, CLAIM, FAMILY, LIFECYCLE, NOT_CHECKABLE, PUBLISHED, RECORDS_READABLE, RECORDS_UNAUTHENTICATED,
+};
 use serde_json::json;
 
 /// Why `stats` could not run.
@@ -217,8 +219,16 @@ fn inputs(
 #[must_use]
 pub fn lifecycle(
     records: &model::Records,
+    science: Option<&std::path::Path>,
 ) -> (std::collections::BTreeMap<String, serde_json::Value>, Vec<crate::report::View>) {
-    let figs = figures::compute(records, None);
+    // The science repository the command was given also answers the figures that need its log:
+    // "pass --science" beside a --science that was passed contradicted `stats` on the same
+    // inputs. A log that cannot be read leaves those figures not measured, with git's words.
+    let science = science.map(|p| {
+        science::read(p, None, records.kind.declared_fix_rule())
+            .unwrap_or_else(|e| Err(format!("the science log could not be read: {e}")))
+    });
+    let figs = figures::compute(records, science.as_ref());
     let mut out = vec![views::headline(&figs, records.kind.declared_terms()), views::findings(&figs, records, None)];
     out.extend(
         views::charts(&figs, records)

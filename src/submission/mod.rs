@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::intake::{Intake, Received, RepoIn, receive, sha256_of};
 pub use error::Error;
-pub use records::{Anchors, Extra, Record, ambiguity, discover, verify_all};
+pub use records::{Anchors, Extra, Record, ambiguity, discover, sole_record_below, verify_all};
 pub use report::{COMMAND, build, head_of};
 
 use crate::intake::Limits;
@@ -60,6 +60,7 @@ pub fn verify(opts: &Options<'_>, ctx: Ctx<'_>) -> Result<Report, Error> {
         return Err(Error::NoRecords {
             inputs: shown_inputs(opts.inputs),
             repositories: intake.repos.iter().map(|r| r.shown.clone()).collect(),
+            beside: intake.trees_beside(),
         });
     }
     let mut extra = vec![(

@@ -103,6 +103,30 @@ pub fn discover(repos: &[PathBuf], dirs: &[PathBuf]) -> Vec<Found> {
     out
 }
 
+/// The one record directly inside the directory `path`, when `path` is itself no record and
+/// holds nothing else a command verifies (no bundle, archive, nested repository or other
+/// record): `verify` runs it as if it had been named. A CrossExam session directory holds its
+/// transcript in `_Msg/`, and refusing it as ambiguous sent users to `--submission` for one
+/// record.
+#[must_use]
+pub fn sole_record_below(path: &Path) -> Option<PathBuf> {
+    if !path.is_dir()
+        || crate::protocols::PROTOCOLS
+            .iter()
+            .any(|p| crate::protocols::detect_by(p.name, path, Given::default()).is_some())
+    {
+        return None;
+    }
+    let found = crate::intake::tree::search(path, crate::intake::Limits::default().max_depth);
+    if !found.packed.is_empty() || found.repos.iter().any(|r| r.rel != ".") {
+        return None;
+    }
+    let repos: Vec<PathBuf> = found.repos.iter().map(|r| r.path.clone()).collect();
+    let mut records = discover(&repos, &found.dirs);
+    let only = records.pop()?;
+    (records.is_empty() && only.path.parent() == Some(path)).then_some(only.path)
+}
+
 /// When the directory `path` holds more than one command verifies, why `verify PATH` refuses
 /// it: bundles or archives in it, repositories nested in it, or records of a protocol other
 /// than the one(s) recognising `path` itself, each named, with the one command that verifies

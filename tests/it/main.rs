@@ -48,6 +48,7 @@ mod gate;
 mod html_chromium;
 mod intake;
 mod manifest_cli;
+mod newcomer;
 mod oracle;
 mod proof_or_stop;
 mod proof_or_stop_corpus;

@@ -427,6 +427,18 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
 /// `crossverify verify PATH`: the protocol that recognises PATH runs the command for it, after
 /// saying so; one that needs an input not given names it, with the command (exit 2).
 fn verify(path: &Path, given: crossverify::protocols::Given<'_>, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<Report> {
+    // A mistyped path is the user's, and "not something crossverify recognises" would send
+    // them looking for a format problem.
+    if std::fs::symlink_metadata(path).is_err() {
+        bail!("{}: not found", path.display());
+    }
+    if let Some(inner) = crossverify::submission::sole_record_below(path) {
+        if !quiet {
+            let _ =
+                writeln!(std::io::stderr(), "crossverify: {} holds one record, in {}", path.display(), inner.display());
+        }
+        return verify(&inner, given, quiet, ctx);
+    }
     if let Some(why) = crossverify::submission::ambiguity(path) {
         bail!(why);
     }

@@ -70,7 +70,7 @@ pub fn ledger(opts: &Options, ctx: Ctx<'_>) -> Result<Report, Error> {
     ));
     report.finish();
     let records = crate::crossaudit::stats::receipts::records(&run.ledger, &run.facts);
-    let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&records, opts.science.as_deref());
     report.stats = figures;
     stats(&mut report, &run);
     let adm: serde_json::Map<String, Value> = run
@@ -140,7 +140,7 @@ fn deployed_ledger(opts: &Options, l: &deployed::DeployedLedger, signed: Vec<Che
         crate::crossaudit::stats::kind::DEPLOYED_DIRECTORY
     };
     let records = crate::crossaudit::stats::input::records(l, kind);
-    let (figures, lifecycle_views) = crate::stats::lifecycle(&records);
+    let (figures, lifecycle_views) = crate::stats::lifecycle(&records, opts.science.as_deref());
     report.stats = figures;
     report.views.push(View::Table(conformance(&report.results)));
     report.views.extend(lifecycle_views);

@@ -16,8 +16,11 @@ use crate::progress::{Ctx, Interrupted};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoadError {
-    /// The path does not exist or is not a directory.
-    #[error("{0}: no such directory")]
+    /// The path does not exist.
+    #[error("{0}: not found")]
+    NotFound(PathBuf),
+    /// The path is a file, or something else that is not a directory.
+    #[error("{0}: is a file, not a directory: a ledger is a repository or a directory of cycles")]
     NotADirectory(PathBuf),
     /// Git access failed.
     #[error(transparent)]
@@ -62,6 +65,9 @@ pub fn is_repository(path: &Path) -> Result<bool, git::Error> {
 /// # Errors
 /// See [`LoadError`]; a ledger with no cycle directory is [`LoadError::NoCycles`].
 pub fn load(path: &Path, rev: Option<&str>, ctx: Ctx<'_>) -> Result<DeployedLedger, LoadError> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Err(LoadError::NotFound(path.to_owned()));
+    }
     if !path.is_dir() {
         return Err(LoadError::NotADirectory(path.to_owned()));
     }

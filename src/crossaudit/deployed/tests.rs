@@ -63,7 +63,7 @@ fn nothing_shaped_like_a_ledger_is_an_error_and_a_revision_needs_a_repository() 
     write(tmp.path(), "notes/readme.md", "hello");
     assert!(matches!(load(tmp.path(), None, Ctx::silent()), Err(LoadError::NoCycles(_))));
     assert!(matches!(load(tmp.path(), Some("HEAD"), Ctx::silent()), Err(LoadError::RevisionOnDirectory(_))));
-    assert!(matches!(load(&tmp.path().join("absent"), None, Ctx::silent()), Err(LoadError::NotADirectory(_))));
+    assert!(matches!(load(&tmp.path().join("absent"), None, Ctx::silent()), Err(LoadError::NotFound(_))));
 }
 
 #[test]

@@ -19,7 +19,7 @@ use crate::progress::Ctx;
 use crate::report::{CheckResult, Outcome};
 use crate::stats::input::{Input, Published, RecordSet};
 use crate::stats::model::{Closure, CycleRecord, FindingRecord, Group, InputKind, Records};
-use crate::stats::{Error, RECORDS_READABLE};
+use crate::stats::{Error, RECORDS_READABLE, RECORDS_UNAUTHENTICATED};
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     crate::files::read_capped(path, git::MAX_RECORD_BYTES as usize).map_err(|e| {
@@ -119,7 +119,7 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                     let mut o = load::Options::new(path);
                     o.audit_rev = Some(commit.to_string());
                     o.science = science.map(Path::to_path_buf);
-                    let records = super::receipts::lifecycle_records(&o, ctx).map_err(|e| match e {
+                    let (records, checked) = super::receipts::lifecycle_records(&o, ctx).map_err(|e| match e {
                         // The operator's input is wrong (a paired ledger without its science
                         // repository, the wrong one): could not run, with the fix, as `ledger`.
                         load::Error::Usage(m) => Error::Input(m),
@@ -136,6 +136,25 @@ fn read_git(path: &Path, rev: Option<&str>, science: Option<&Path>, ctx: Ctx<'_>
                         Outcome::Passed,
                         "ledger",
                         format!("{} read from git objects at {commit}", input.records.kind.describe()),
+                    ));
+                    // The crawl verified the receipts, but its results are `ledger`'s report:
+                    // here they decide only whether the figures' records are evidence.
+                    let (outcome, said) = match checked {
+                        c if c.failed > 0 => (Outcome::Failed, format!("{} error-level check(s) failed", c.failed)),
+                        c if c.undecided > 0 => {
+                            (Outcome::CantTell, format!("{} error-level check(s) could not be decided", c.undecided))
+                        }
+                        _ => (Outcome::Passed, "every error-level check passed or did not apply".to_owned()),
+                    };
+                    let rev = commit.to_string();
+                    input.results.push(CheckResult::new(
+                        &RECORDS_UNAUTHENTICATED,
+                        outcome,
+                        "ledger",
+                        format!(
+                            "the figures come from receipts verified at {rev} as `crossverify ledger` verifies them: {said}{}",
+                            if outcome == Outcome::Passed { "" } else { "; that command names them" }
+                        ),
                     ));
                     input.commit = Some(commit.to_string());
                     Ok(input)
@@ -206,6 +225,12 @@ fn receipt_ledger(paths: &[String], read: impl Fn(&str) -> Option<Vec<u8>>) -> O
 fn deployed_input(ledger: &DeployedLedger, kind: InputKind) -> Input {
     let mut input = Input::new(records(ledger, kind));
     input.results.extend(deployed::verify(ledger));
+    input.results.push(CheckResult::new(
+        &RECORDS_UNAUTHENTICATED,
+        Outcome::Passed,
+        "ledger",
+        format!("the figures come from {}, whose cycle files this report's CV-A checks verify", kind.describe()),
+    ));
     input
 }
 
@@ -318,6 +343,17 @@ pub fn records_dir(dir: &Path, prefer: Option<InputKind>) -> Result<Input, Error
             )));
         }
     };
+    let subject = if primary.kind == kind::ANALYSIS_RECORDS { CYCLES_B } else { CYCLES_JSONL };
+    results.push(CheckResult::new(
+        &RECORDS_UNAUTHENTICATED,
+        Outcome::CantTell,
+        subject,
+        format!(
+            "{} carry no receipt, manifest or signature: nothing binds their decisions to the commits they name, so \
+             nothing in them was verified; verify the ledger they were mined from (`crossverify ledger --audit LEDGER`)",
+            primary.kind.describe()
+        ),
+    ));
     let mut input = Input::new(primary);
     input.sets = [(CYCLES_JSONL, mined), (CYCLES_B, analysis)]
         .into_iter()

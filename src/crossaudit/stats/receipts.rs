@@ -38,10 +38,27 @@ fn iso(epoch: i64) -> Option<String> {
 ///
 /// # Errors
 /// As `crossverify ledger`.
-pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<Records, Error> {
+pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<(Records, Checked), Error> {
     let run = run(opts, ctx)?;
     wrong_science(opts, &run)?;
-    Ok(records(&run.ledger, &run.facts))
+    let errors = || run.results.iter().filter(|r| r.level == crate::report::Level::Error);
+    let checked = Checked {
+        failed: errors().filter(|r| r.outcome == crate::report::Outcome::Failed).count(),
+        undecided: errors()
+            .filter(|r| matches!(r.outcome, crate::report::Outcome::CantTell | crate::report::Outcome::Untested))
+            .count(),
+    };
+    Ok((records(&run.ledger, &run.facts), checked))
+}
+
+/// What the crawl behind the figures decided of the ledger, as `crossverify ledger` reports
+/// it: the error-level results that failed and those it could not decide.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked {
+    /// Error-level results that failed.
+    pub failed: usize,
+    /// Error-level results that are `cantTell` or `untested`.
+    pub undecided: usize,
 }
 
 /// One finding keyed `<rule>@<artifact>`, labelled with where it came from.
