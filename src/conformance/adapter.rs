@@ -142,6 +142,37 @@ fn spawn(
     Ok(Finished { code: status.code(), signal: status.signal(), timed_out, stdout, stderr })
 }
 
+/// How a process ended, worded for the report's reader: "exited with status 1", "was killed
+/// by signal 9 (SIGKILL)", then the last line it wrote to standard error, if any.
+fn ended(f: &Finished) -> String {
+    let how = match (f.code, f.signal) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => match signal_name(s) {
+            Some(name) => format!("was killed by signal {s} ({name})"),
+            None => format!("was killed by signal {s}"),
+        },
+        (None, None) => "ended without an exit status".to_owned(),
+    };
+    match last_line(&f.stderr) {
+        "" => how,
+        said => format!("{how}: {said}"),
+    }
+}
+
+/// The signals an adapter is commonly killed by (the memory cap's SIGSEGV and SIGABRT among them).
+fn signal_name(s: i32) -> Option<&'static str> {
+    Some(match s {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}
+
 fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
@@ -172,22 +203,26 @@ pub(super) fn run(
     if f.timed_out {
         return Answer::Timeout;
     }
-    if let Some(sig) = f.signal {
-        return Answer::Crash(format!("killed by signal {sig}: {}", last_line(&f.stderr)));
-    }
     let decision = match f.code {
         Some(0) => Decision::Accept,
         Some(1) => Decision::Reject,
         Some(DECLINE) => return Answer::Unsupported,
-        Some(c) => return Answer::Error(format!("exit {c}: {}", last_line(&f.stderr))),
-        None => return Answer::Crash("no exit code".into()),
+        Some(_) => return Answer::Error(format!("the adapter {}", ended(&f))),
+        None => return Answer::Crash(format!("the adapter {}", ended(&f))),
     };
     let line = json_line(&f.stdout);
     let said = line.as_ref().and_then(|v| v.get("decision")).and_then(Value::as_str);
     if let Some(word) = said
         && Decision::parse(word) != Some(decision)
     {
-        return Answer::Error(format!("exit {} but the JSON line says {word:?}", f.code.unwrap_or_default()));
+        // The word is the adapter's own text: quoted as a JSON string, so nothing in it is
+        // taken for the report's words or reaches a terminal raw.
+        return Answer::Error(format!(
+            "the adapter exited with status {} ({}) but its JSON line says {}",
+            f.code.unwrap_or_default(),
+            decision.as_str(),
+            json::canonical(&Value::from(word))
+        ));
     }
     let reason = line.as_ref().and_then(|v| v.get("reason")).and_then(Value::as_str).map(str::to_owned);
     Answer::Decided { decision, reason }
@@ -214,7 +249,7 @@ pub enum Probe {
 pub(super) fn probe(p: &Program, cwd: &Path, limits: Limits, wrapper: Option<&Program>) -> Probe {
     let f = match spawn(p, "probe", &[], cwd, limits, wrapper) {
         Ok(f) => f,
-        Err(e) => return Probe::Broken(e),
+        Err(e) => return Probe::Broken(format!("the probe could not run: {e}")),
     };
     let line = json_line(&f.stdout);
     let field = |k: &str| line.as_ref().and_then(|v| v.get(k)).and_then(Value::as_str).map(str::to_owned);
@@ -230,8 +265,8 @@ pub(super) fn probe(p: &Program, cwd: &Path, limits: Limits, wrapper: Option<&Pr
         (false, Some(DECLINE)) => Probe::Unavailable(
             field("reason").unwrap_or_else(|| last_line(&f.stderr).to_owned()).chars().take(400).collect(),
         ),
-        (true, _) => Probe::Broken("probe timed out".into()),
-        (false, code) => Probe::Broken(format!("probe exit {code:?}: {}", last_line(&f.stderr))),
+        (true, _) => Probe::Broken(format!("the probe ran past the time limit ({} s)", limits.timeout.as_secs())),
+        (false, _) => Probe::Broken(format!("the probe {}", ended(&f))),
     }
 }
 
@@ -258,13 +293,22 @@ mod tests {
             Answer::Decided { decision: Decision::Accept, reason: Some("ok".into()) }
         );
         let liar = script(d, "echo '{\"decision\": \"reject\"}'; exit 0");
-        assert!(matches!(run(&liar, "verify-bundle", &[], d, LIMITS, None), Answer::Error(_)));
+        assert_eq!(
+            run(&liar, "verify-bundle", &[], d, LIMITS, None),
+            Answer::Error("the adapter exited with status 0 (accept) but its JSON line says \"reject\"".into())
+        );
         let declines = script(d, "exit 77");
         assert_eq!(run(&declines, "verify-bundle", &[], d, LIMITS, None), Answer::Unsupported);
         let broken = script(d, "echo boom >&2; exit 5");
-        assert_eq!(run(&broken, "verify-bundle", &[], d, LIMITS, None), Answer::Error("exit 5: boom".into()));
+        assert_eq!(
+            run(&broken, "verify-bundle", &[], d, LIMITS, None),
+            Answer::Error("the adapter exited with status 5: boom".into())
+        );
         let crash = script(d, "kill -SEGV $$");
-        assert!(matches!(run(&crash, "verify-bundle", &[], d, LIMITS, None), Answer::Crash(_)));
+        assert_eq!(
+            run(&crash, "verify-bundle", &[], d, LIMITS, None),
+            Answer::Crash("the adapter was killed by signal 11 (SIGSEGV)".into())
+        );
     }
 
     #[test]
@@ -332,7 +376,12 @@ mod tests {
         );
         let gone = script(d, "echo '{\"reason\": \"not installed\"}'; exit 77");
         assert_eq!(probe(&gone, d, LIMITS, None), Probe::Unavailable("not installed".into()));
-        let bad = script(d, "exit 3");
-        assert!(matches!(probe(&bad, d, LIMITS, None), Probe::Broken(_)));
+        // Worded for people, never Rust's `Some(1)` (issue 47).
+        let bad = script(d, "echo 'no licence' >&2; exit 1");
+        assert_eq!(probe(&bad, d, LIMITS, None), Probe::Broken("the probe exited with status 1: no licence".into()));
+        let silent = script(d, "exit 3");
+        assert_eq!(probe(&silent, d, LIMITS, None), Probe::Broken("the probe exited with status 3".into()));
+        let killed = script(d, "kill -KILL $$");
+        assert_eq!(probe(&killed, d, LIMITS, None), Probe::Broken("the probe was killed by signal 9 (SIGKILL)".into()));
     }
 }

@@ -3,6 +3,7 @@
 //! SHA-256 of every file), a small CLI protocol any verifier joins through an adapter
 //! executable (`specs/conformance.md`), and the run that scores implementations against the
 //! suite: a matrix of cases × implementations and a score per implementation, as a report.
+//! The suite is built into the binary (`embedded.rs`), so the kit runs outside a checkout.
 //!
 //! The kit knows no protocol's code: an implementation (crossverify's own included) is an
 //! adapter process or a record of decisions, so the same rules hold for every column.
@@ -13,6 +14,7 @@ mod contain;
 #[cfg(not(target_os = "linux"))]
 #[path = "contain_portable.rs"]
 mod contain;
+mod embedded;
 mod materialise;
 mod model;
 mod report;
@@ -21,6 +23,7 @@ mod suite;
 
 pub use adapter::{DECLINE, Limits, Probe, Program};
 pub use contain::exec as exec_contained;
+pub use embedded::{EMBEDDED, load_embedded};
 pub use model::{
     Answer, CATEGORIES, Case, Decision, Error, InputKind, OPERATIONS, PROTOCOLS, Recorded, Required, Score, Suite,
 };

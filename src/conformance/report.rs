@@ -62,11 +62,13 @@ impl Tally {
     }
 }
 
-/// Builds the report of a run.
+/// Builds the report of a run; `from` says where the suite was read: its directory as given,
+/// or [`EMBEDDED`](super::EMBEDDED).
 #[must_use]
-pub fn build(suite: &Suite, ran: &Ran, times: bool, given_suite: &str) -> Report {
+pub fn build(suite: &Suite, ran: &Ran, times: bool, from: &str) -> Report {
     let mut report = Report::new("conformance run");
-    report.input("suite", given_suite);
+    // Which suite, wherever it came from: the terminal shows the inputs, not the sections.
+    report.input("suite", format!("{from}: {} {}, sha256 {}", suite.name, suite.version, suite.sha256));
     report
         .input("implementations", Value::Array(ran.columns.iter().map(|(imp, _, _)| json!(given_name(imp))).collect()));
     let mut tallies = Vec::new();
@@ -107,17 +109,20 @@ pub fn build(suite: &Suite, ran: &Ran, times: bool, given_suite: &str) -> Report
         "conformance",
         json!({
             "suite": {"name": suite.name, "version": suite.version, "sha256": suite.sha256,
-                      "cases": suite.cases.len(), "selected": ran.cases.len()},
+                      "cases": suite.cases.len(), "selected": ran.cases.len(), "from": from},
             "implementations": implementations,
             "wrongByClass": classes,
         }),
     );
     report.views = vec![
         View::Table(scores_table(ran, &tallies, times)),
+        View::Table(wrong_table(ran)),
         View::Table(matrix(ran)),
         View::Table(class_table(&by_class)),
         View::Table(composition(&ran.cases)),
     ];
+    // A terminal gets the scoreboard and what went wrong; a matrix of every case is a document.
+    report.hints.terminal_views = vec!["scores".into(), "wrong".into()];
     report.checks.insert(CODE.to_owned(), doc());
     // How much came from a journal says how this run went, not what the suite scored.
     report.work.insert("conformance.resumed".to_owned(), ran.resumed as u64);
@@ -307,6 +312,45 @@ fn matrix(ran: &Ran) -> Table {
         columns,
         rows,
         note: Some("✓ decided as the paper requires; ✗ did not (a false accept, a false reject, an error, a crash or a timeout); – not decided (skipped, declined or not recorded).".into()),
+        // A companion of `--output csv=PATH` (PATH-matrix.csv), beside the results.
+        csv: true,
+    }
+}
+
+/// One row per case an implementation decided otherwise than the paper requires or broke on,
+/// in column then suite order: what the terminal lists instead of the matrix.
+fn wrong_table(ran: &Ran) -> Table {
+    let mut rows = Vec::new();
+    for (imp, _, answers) in &ran.columns {
+        for case in &ran.cases {
+            let answer = answers.get(&case.id).map_or(Answer::NotRecorded, |(a, _)| a.clone());
+            let score = answer.score(case.expected);
+            if matches!(score, Score::FalseAccept | Score::FalseReject | Score::Error) {
+                let said = match answer.detail() {
+                    Some(d) => format!("{} ({d})", cell(&answer, score)),
+                    None => cell(&answer, score),
+                };
+                rows.push(vec![
+                    json!(imp.name()),
+                    json!(case.id),
+                    json!(case.expected.as_str()),
+                    json!(said),
+                    json!(case.section),
+                ]);
+            }
+        }
+    }
+    let note = (!rows.is_empty()).then(|| {
+        "A false accept takes a forged or malformed record for genuine: read those first. The paper's \
+         reasons and each case's inputs are in the matrix."
+            .to_owned()
+    });
+    Table {
+        id: "wrong".into(),
+        title: "Wrong decisions".into(),
+        columns: ["implementation", "case", "required", "answered", "section"].map(str::to_owned).to_vec(),
+        rows,
+        note,
         csv: false,
     }
 }

@@ -208,7 +208,8 @@ fn fixed_answer(imp: &Implementation, status: &Status, case: &Case) -> Option<An
             None => Answer::NotRecorded,
         }),
         (_, Status::Skipped(why)) => Some(Answer::Skipped(why.clone())),
-        (_, Status::Broken(why)) => Some(Answer::Error(format!("the adapter's probe failed: {why}"))),
+        // `why` says it was the probe ("the probe exited with status 1").
+        (_, Status::Broken(why)) => Some(Answer::Error(why.clone())),
         (_, Status::Ran { operations: Some(ops), .. }) if !ops.contains(&case.operation) => Some(Answer::Unsupported),
         _ => None,
     }
@@ -240,7 +241,30 @@ fn run_pair(
     let answer = adapter::run(program, &case.operation, &args, dir, opts.limits, opts.contain.as_ref());
     let took = start.elapsed();
     let _ = std::fs::remove_dir_all(dir);
-    Ok((answer, took))
+    Ok((scrub(answer, case, &args, &to), took))
+}
+
+/// The answer with every materialised path in its text put back as the case names it
+/// (`{science}`) and the pair's directory as `{dir}`: a message quoting a temporary directory
+/// would make two runs of one suite differ.
+fn scrub(answer: Answer, case: &Case, args: &[String], dir: &str) -> Answer {
+    let mut names: Vec<(&str, &str)> = case
+        .args
+        .iter()
+        .zip(args)
+        .filter(|(a, _)| a.starts_with('{') && a.ends_with('}'))
+        .map(|(a, path)| (path.as_str(), a.as_str()))
+        .collect();
+    names.push((dir, "{dir}"));
+    // Longest first, so a path is never replaced through a prefix of it.
+    names.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
+    let put_back = |text: String| names.iter().fold(text, |t, (path, name)| t.replace(path, name));
+    match answer {
+        Answer::Decided { decision, reason } => Answer::Decided { decision, reason: reason.map(put_back) },
+        Answer::Error(m) => Answer::Error(put_back(m)),
+        Answer::Crash(m) => Answer::Crash(put_back(m)),
+        other => other,
+    }
 }
 
 /// A recursive copy: directories, files (with their permissions) and symbolic links as links.
@@ -346,4 +370,47 @@ fn read_entry(v: &Value, suite: &str) -> Option<(Key, (Answer, Duration))> {
     let ms = v.get("ms").and_then(Value::as_i64).and_then(|m| u64::try_from(m).ok()).unwrap_or(0);
     let key = (s("implementation")?.to_owned(), s("identity")?.to_owned(), s("case")?.to_owned());
     Some((key, (answer, Duration::from_millis(ms))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::model::Required;
+
+    /// A message quoting where the inputs were materialised names them as the case does, so
+    /// two runs give the same report (before, one case's detail held `/tmp/.tmpXXXX/93/…`).
+    #[test]
+    fn temporary_paths_are_put_back_as_the_case_names_them() {
+        let case = Case {
+            id: "c".into(),
+            protocol: "crossaudit".into(),
+            operation: "verify-ledger".into(),
+            category: "forged".into(),
+            class: "x".into(),
+            expected: Required::Exactly(Decision::Reject),
+            reason: String::new(),
+            section: String::new(),
+            source: String::new(),
+            inputs: BTreeMap::new(),
+            args: vec!["--ledger".into(), "{science}".into(), "--science".into(), "{science}".into()],
+        };
+        let args = ["--ledger", "/tmp/.tmpAB/93/1/science/repo", "--science", "/tmp/.tmpAB/93/1/science/repo"]
+            .map(str::to_owned);
+        let said = Answer::Decided {
+            decision: Decision::Reject,
+            reason: Some("could not read: --science /tmp/.tmpAB/93/1/science/repo is in /tmp/.tmpAB/93/1".into()),
+        };
+        assert_eq!(
+            scrub(said, &case, &args, "/tmp/.tmpAB/93/1"),
+            Answer::Decided {
+                decision: Decision::Reject,
+                reason: Some("could not read: --science {science} is in {dir}".into())
+            }
+        );
+        let crash = Answer::Crash("the adapter was killed by signal 9 (SIGKILL): /tmp/.tmpAB/93/1/x".into());
+        assert_eq!(
+            scrub(crash, &case, &args, "/tmp/.tmpAB/93/1"),
+            Answer::Crash("the adapter was killed by signal 9 (SIGKILL): {dir}/x".into())
+        );
+    }
 }

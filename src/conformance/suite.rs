@@ -220,7 +220,7 @@ fn parse_case(v: &Value) -> Result<Case, String> {
         return Err(format!("operation {operation:?} is not an operation of protocol {protocol:?}"));
     }
     if !CATEGORIES.contains(&category.as_str()) {
-        return Err(format!("category {category:?} is not one of {CATEGORIES:?}"));
+        return Err(format!("category {category:?} is not one of {}", CATEGORIES.join(", ")));
     }
     let expected = match string(o, "expected")? {
         "either" => Required::Either,

@@ -39,11 +39,23 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
     for (k, v) in &report.inputs {
         let _ = writeln!(out, "  {k}: {}", scalar(v));
     }
+    let shown =
+        |id: &str| report.hints.terminal_views.is_empty() || report.hints.terminal_views.iter().any(|v| v == id);
+    let mut left_out = Vec::new();
     for view in &report.views {
         match view {
+            View::Table(t) if !shown(&t.id) => match t.rows.len() {
+                0 => {}
+                1 => left_out.push(format!("{} (1 row)", t.title)),
+                n => left_out.push(format!("{} ({n} rows)", t.title)),
+            },
+            View::Chart(c) if !shown(&c.id) => left_out.push(c.title.clone()),
             View::Table(t) => table(&mut out, t, report, opts),
             View::Chart(c) => chart(&mut out, c, report, opts),
         }
+    }
+    if !left_out.is_empty() {
+        let _ = writeln!(out, "\nIn --format html, json and markdown: {}.", left_out.join("; "));
     }
     if !report.results.is_empty() {
         let _ = writeln!(out, "\nChecks");
@@ -74,7 +86,9 @@ pub(super) fn render(report: &Report, opts: &Options) -> String {
         let _ = writeln!(out, "{tb}");
         let notable: Vec<_> =
             report.results.iter().filter(|r| !matches!(r.outcome, Outcome::Passed | Outcome::Inapplicable)).collect();
-        if !notable.is_empty() {
+        // A report that chose its terminal views says in them what did not pass (conformance:
+        // the wrong decisions listed, the undecided cases counted in the scores).
+        if !notable.is_empty() && report.hints.terminal_views.is_empty() {
             let _ = writeln!(out, "\nResults that did not pass");
             let mut tb = new_table(opts);
             tb.set_header(vec!["outcome", "level", "code", "subject", "message"]);
@@ -250,10 +264,14 @@ fn new_table(opts: &Options) -> CTable {
 /// when even that is wider than the terminal.
 #[cfg(feature = "cli")]
 fn table(out: &mut String, t: &crate::report::Table, report: &Report, opts: &Options) {
-    let _ = writeln!(out, "\n{}", t.title);
-    if opts.width.is_some_and(|w| usize::from(w) < narrowest(&t.columns)) {
+    if t.rows.is_empty() {
+        // A header over nothing says less than one line does.
+        let _ = writeln!(out, "\n{}: none", t.title);
+    } else if opts.width.is_some_and(|w| usize::from(w) < narrowest(&t.columns)) {
+        let _ = writeln!(out, "\n{}", t.title);
         records(out, t, report, opts);
     } else {
+        let _ = writeln!(out, "\n{}", t.title);
         let mut tb = new_table(opts);
         tb.set_header(t.columns.iter().map(Cell::new).collect::<Vec<_>>());
         for row in &t.rows {

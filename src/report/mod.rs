@@ -206,6 +206,10 @@ pub struct Hints {
     /// View ids a page shows first, in this order; the other views follow in report order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub first_views: Vec<String>,
+    /// View ids the terminal (`--format table`) shows, in report order, instead of every view
+    /// and the results that did not pass; the others are in the document formats. Empty: all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terminal_views: Vec<String>,
     /// Inputs (by key, in preference order) naming the file a result without a location is
     /// about, for formats that require a file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -14,9 +14,6 @@ use crossverify::progress::Ctx;
 
 use crate::protocols::Ran;
 
-/// Where `--suite` points when it is not given: the suite of a crossverify checkout.
-const DEFAULT_SUITE: &str = "test-vectors/conformance";
-
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Score verifiers against the conformance suite: a matrix of cases × implementations.
@@ -47,7 +44,8 @@ pub(crate) enum Action {
         /// protocol of specs/conformance.md (repeatable; one matrix column each).
         #[arg(long = "implementation", value_name = "NAME[=ADAPTER]", required = true)]
         implementations: Vec<String>,
-        /// The suite directory, holding manifest.json (default: test-vectors/conformance).
+        /// A suite directory, holding manifest.json (`test-vectors/conformance` in a checkout);
+        /// without it, the suite built into this binary, checked against its manifest alike.
         #[arg(long, value_name = "PATH")]
         suite: Option<PathBuf>,
         /// Only the cases of this protocol: crossaudit, proof-or-stop or crossexam.
@@ -96,18 +94,26 @@ impl Command {
         let Command::Conformance(action) = self;
         match action {
             Action::Run { implementations, suite, only, cases, timeout, memory, journal, times } => {
-                let dir = suite.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_SUITE));
-                if suite.is_none() && !dir.join(conformance::MANIFEST).is_file() {
-                    bail!(
-                        "no suite at {DEFAULT_SUITE} (run from a crossverify checkout, or name one with --suite PATH)"
-                    );
-                }
                 if let Some(p) = only
                     && !conformance::PROTOCOLS.contains(&p.as_str())
                 {
                     bail!("--only {p}: not a protocol of the suite ({})", conformance::PROTOCOLS.join(", "));
                 }
-                let loaded = conformance::load(&dir).map_err(|e| anyhow::anyhow!("suite {}: {e}", dir.display()))?;
+                // The built-in suite is written here and read back; cases are materialised from
+                // its files, so the directory lives as long as the run.
+                let unpacked;
+                let (loaded, label) = match suite {
+                    Some(dir) => (
+                        conformance::load(dir).map_err(|e| anyhow::anyhow!("suite {}: {e}", dir.display()))?,
+                        dir.display().to_string(),
+                    ),
+                    None => {
+                        unpacked = tempfile::tempdir().context("creating a directory for the built-in suite")?;
+                        let loaded = conformance::load_embedded(unpacked.path())
+                            .map_err(|e| anyhow::anyhow!("the built-in suite: {e}"))?;
+                        (loaded, conformance::EMBEDDED.to_owned())
+                    }
+                };
                 let implementations =
                     implementations.iter().map(|s| implementation(s, &loaded)).collect::<anyhow::Result<Vec<_>>>()?;
                 let scratch = tempfile::tempdir().context("creating a scratch directory")?;
@@ -123,7 +129,7 @@ impl Command {
                     contain: Some(contain),
                 };
                 let ran = conformance::run(&loaded, &opts, ctx).map_err(anyhow::Error::msg)?;
-                let report = conformance::report(&loaded, &ran, *times, &dir.display().to_string());
+                let report = conformance::report(&loaded, &ran, *times, &label);
                 Ok(Ran::Report(Box::new(report)))
             }
             Action::Contain { argv } => {
