@@ -34,13 +34,23 @@ impl std::fmt::Display for Unread {
     }
 }
 
+/// Longest name resolved (Linux's `PATH_MAX`): no file beside an attestation has a longer one.
+pub const MAX_NAME_BYTES: usize = 4096;
+
 /// The components of `name` below the attestation's directory, or why it may not be resolved.
 ///
 /// # Errors
-/// The name is empty, absolute, holds a `..` component, a backslash or a NUL.
+/// The name is empty, longer than [`MAX_NAME_BYTES`], absolute, holds a `..` component, a
+/// backslash or a NUL.
 pub fn components(name: &str) -> Result<Vec<&str>, Unread> {
     if name.is_empty() {
         return Err(Unread::Refused("an empty name".into()));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Unread::Refused(format!(
+            "a name of {} bytes, longer than any path ({MAX_NAME_BYTES})",
+            name.len()
+        )));
     }
     if name.contains('\0') || name.contains('\\') {
         return Err(Unread::Refused("a name holding a NUL or a backslash names no file beside the attestation".into()));
@@ -68,9 +78,39 @@ pub fn components(name: &str) -> Result<Vec<&str>, Unread> {
 /// # Errors
 /// Why it was not hashed ([`Unread`]).
 pub fn sha256(dir: &Path, name: &str) -> Result<String, Unread> {
-    let parts = components(name)?;
-    let file = imp::open(dir, &parts)?;
-    hash(file).map_err(|e| Unread::Io(e.to_string()))
+    Beside::new(dir).sha256(name)
+}
+
+/// The files beside one attestation, each read at most once however many spellings
+/// (`a/b`, `./a/./b`) a statement gives it: a statement cannot make one large file be hashed
+/// once per subject.
+#[derive(Debug)]
+pub struct Beside<'a> {
+    dir: &'a Path,
+    done: std::collections::HashMap<String, Result<String, Unread>>,
+}
+
+impl<'a> Beside<'a> {
+    /// The files below `dir`.
+    #[must_use]
+    pub fn new(dir: &'a Path) -> Self {
+        Beside { dir, done: std::collections::HashMap::new() }
+    }
+
+    /// The hex SHA-256 of the regular file `name` below the directory, as [`sha256`].
+    ///
+    /// # Errors
+    /// Why it was not hashed ([`Unread`]).
+    pub fn sha256(&mut self, name: &str) -> Result<String, Unread> {
+        let parts = components(name)?;
+        let key = parts.join("/");
+        if let Some(known) = self.done.get(&key) {
+            return known.clone();
+        }
+        let got = imp::open(self.dir, &parts).and_then(|f| hash(f).map_err(|e| Unread::Io(e.to_string())));
+        self.done.insert(key, got.clone());
+        got
+    }
 }
 
 fn hash(mut file: std::fs::File) -> std::io::Result<String> {
@@ -200,10 +240,24 @@ mod tests {
 
     #[test]
     fn names_that_leave_the_directory_are_refused_before_anything_is_opened() {
-        for name in ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", ".", "./"] {
+        let long = "a/".repeat(MAX_NAME_BYTES / 2) + "b";
+        for name in ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", ".", "./", &long] {
             assert!(matches!(components(name), Err(Unread::Refused(_))), "{name:?}");
         }
         assert_eq!(components("./a/b.zip").expect("inside"), ["a", "b.zip"]);
+    }
+
+    #[test]
+    fn a_file_is_read_once_however_it_is_spelled() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("a")).expect("dir");
+        std::fs::write(dir.path().join("a/f"), b"abc").expect("write");
+        let mut beside = Beside::new(dir.path());
+        let first = beside.sha256("a/f").expect("hashed");
+        // Gone from disk: another spelling of the same name is answered without a read.
+        std::fs::remove_file(dir.path().join("a/f")).expect("remove");
+        assert_eq!(beside.sha256("./a/./f"), Ok(first));
+        assert_eq!(Beside::new(dir.path()).sha256("a/f"), Err(Unread::Absent));
     }
 
     #[cfg(unix)]

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::certificate;
 use super::checks::{SUMMARY_SUBJECT_MATCHES, SUMMARY_WELL_FORMED};
 use crate::anchors::reports;
-use crate::attest::subjects::Unread;
+use crate::attest::subjects::{Beside, MAX_NAME_BYTES, Unread};
 use crate::attest::{Error, ReplayError, Replayed, Replayer};
 use crate::report::{CheckResult, Outcome, Report, Table, Tool, Verdict, View};
 use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
@@ -208,96 +208,121 @@ fn subjects_shape(subject: Option<&Value>) -> Result<(), String> {
     Ok(())
 }
 
-/// CV-N102 for each subject of a well-formed `statement`, its files read in `dir` (the
-/// envelope's own directory), with the `subjects` table that shows both digests.
-fn subject_results(statement: &Value, dir: &Path) -> (Vec<CheckResult>, Table) {
-    // One entry per name, its digests merged (the shape allows one value per algorithm).
+/// The archive holding `name`: a file subject that is a `/`-prefix of it (names past the
+/// longest path are refused anyway, so a name costs at most that many lookups, and only a
+/// prefix as long as some file subject is looked up).
+fn container<'n>(
+    name: &'n str,
+    files: &std::collections::HashSet<&str>,
+    lengths: &std::collections::HashSet<usize>,
+) -> Option<&'n str> {
+    if name.len() > MAX_NAME_BYTES {
+        return None;
+    }
+    name.match_indices('/').map(|(i, _)| &name[..i]).find(|p| lengths.contains(&p.len()) && files.contains(p))
+}
+
+/// The subjects of `statement`, one entry per name with its digests merged (the shape allows
+/// one value per algorithm), in the statement's order; indexed, so many subjects cost linear
+/// time.
+fn merged(statement: &Value) -> Vec<(&str, serde_json::Map<String, Value>)> {
     let mut entries: Vec<(&str, serde_json::Map<String, Value>)> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for e in statement.get("subject").and_then(Value::as_array).into_iter().flatten() {
         let (Some(name), Some(digest)) =
             (e.get("name").and_then(Value::as_str), e.get("digest").and_then(Value::as_object))
         else {
             continue;
         };
-        match entries.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, merged)) => merged.extend(digest.clone()),
-            None => entries.push((name, digest.clone())),
+        match index.get(name) {
+            Some(&i) => entries[i].1.extend(digest.clone()),
+            None => {
+                index.insert(name, entries.len());
+                entries.push((name, digest.clone()));
+            }
         }
     }
-    let files: Vec<&str> = entries.iter().filter(|(_, d)| d.contains_key("sha256")).map(|(n, _)| *n).collect();
+    entries
+}
+
+/// One subject's outcome, message and computed SHA-256.
+fn judge(
+    name: &str,
+    digest: &serde_json::Map<String, Value>,
+    archive: Option<&str>,
+    beside: &mut Beside<'_>,
+    shown_dir: &str,
+) -> (Outcome, String, Option<String>) {
+    let shown = name.escape_debug();
+    match (digest.get("sha256").and_then(Value::as_str), archive) {
+        (Some(_), Some(archive)) => (
+            Outcome::Inapplicable,
+            format!(
+                "a member of {}, whose SHA-256 stands for its bytes (`--replay` unpacks it again)",
+                archive.escape_debug()
+            ),
+            None,
+        ),
+        (Some(want), None) => match beside.sha256(name) {
+            Ok(got) if got == want => (Outcome::Passed, format!("SHA-256 {got}, as recorded"), Some(got)),
+            Ok(got) => (
+                Outcome::Failed,
+                format!("SHA-256 {got} here, {want} recorded: not the file the summary vouches for"),
+                Some(got),
+            ),
+            Err(Unread::Absent) => (
+                Outcome::CantTell,
+                format!("not checked: no file {shown} in the attestation's directory {shown_dir}"),
+                None,
+            ),
+            Err(why) => (Outcome::CantTell, format!("not checked: {shown}: {why}"), None),
+        },
+        (None, _) if digest.contains_key("gitCommit") => (
+            Outcome::Inapplicable,
+            "a repository's commit (gitCommit), not a file: `attest --replay` reads the repository again".into(),
+            None,
+        ),
+        (None, _) => (
+            Outcome::Untested,
+            format!(
+                "recorded only as {}: crossverify compares SHA-256",
+                digest.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            ),
+            None,
+        ),
+    }
+}
+
+/// CV-N102 for each subject of a well-formed `statement`, its files read in `dir` (the
+/// envelope's own directory), with the `subjects` table that shows both digests.
+fn subject_results(statement: &Value, dir: &Path) -> (Vec<CheckResult>, Table) {
+    let entries = merged(statement);
+    let files: std::collections::HashSet<&str> =
+        entries.iter().filter(|(_, d)| d.contains_key("sha256")).map(|(n, _)| *n).collect();
+    let lengths: std::collections::HashSet<usize> = files.iter().map(|f| f.len()).collect();
+    let mut beside = Beside::new(dir);
     let shown_dir = dir.display().to_string();
     let mut results = Vec::new();
     let mut rows = Vec::new();
     for (name, digest) in &entries {
-        let name = *name;
         let shown = name.escape_debug().to_string();
+        let archive = container(name, &files, &lengths);
+        let (outcome, message, computed) = judge(name, digest, archive, &mut beside, &shown_dir);
         let recorded = digest.get("sha256").and_then(Value::as_str);
-        let result = |outcome, message: String| CheckResult::new(&SUMMARY_SUBJECT_MATCHES, outcome, &shown, message);
-        let container = files.iter().copied().find(|f| name.strip_prefix(*f).is_some_and(|rest| rest.starts_with('/')));
-        let (r, computed) = match (recorded, container) {
-            (Some(_), Some(archive)) => (
-                result(
-                    Outcome::Inapplicable,
-                    format!(
-                        "a member of {}, whose SHA-256 stands for its bytes (`--replay` unpacks it again)",
-                        archive.escape_debug()
-                    ),
-                ),
-                None,
-            ),
-            (Some(want), None) => match crate::attest::subjects::sha256(dir, name) {
-                Ok(got) if got == want => (result(Outcome::Passed, format!("SHA-256 {got}, as recorded")), Some(got)),
-                Ok(got) => (
-                    result(
-                        Outcome::Failed,
-                        format!("SHA-256 {got} here, {want} recorded: not the file the summary vouches for"),
-                    ),
-                    Some(got),
-                ),
-                Err(Unread::Absent) => (
-                    result(
-                        Outcome::CantTell,
-                        format!("not checked: no file {shown} in the attestation's directory {shown_dir}"),
-                    ),
-                    None,
-                ),
-                Err(why) => (result(Outcome::CantTell, format!("not checked: {shown}: {why}")), None),
-            },
-            (None, _) if digest.contains_key("gitCommit") => (
-                result(
-                    Outcome::Inapplicable,
-                    "a repository's commit (gitCommit), not a file: `attest --replay` reads the repository again"
-                        .into(),
-                ),
-                None,
-            ),
-            (None, _) => (
-                result(
-                    Outcome::Untested,
-                    format!(
-                        "recorded only as {}: crossverify compares SHA-256",
-                        digest.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
-                    ),
-                ),
-                None,
-            ),
-        };
-        let r = match recorded {
-            Some(want) => r.with("recorded", want),
-            None => r,
-        };
-        let r = match &computed {
-            Some(got) => r.with("computed", got.as_str()),
-            None => r,
+        let mut r = CheckResult::new(&SUMMARY_SUBJECT_MATCHES, outcome, &shown, message);
+        if let Some(want) = recorded {
+            r = r.with("recorded", want);
         }
-        .with("lookedIn", shown_dir.as_str());
+        if let Some(got) = &computed {
+            r = r.with("computed", got.as_str());
+        }
         rows.push(vec![
-            Value::from(shown.as_str()),
+            Value::from(shown),
             recorded.map_or(Value::Null, Value::from),
             computed.map_or(Value::Null, Value::from),
-            Value::from(r.outcome.as_str()),
+            Value::from(outcome.as_str()),
         ]);
-        results.push(r);
+        results.push(r.with("lookedIn", shown_dir.as_str()));
     }
     let table = Table {
         id: "subjects".into(),
