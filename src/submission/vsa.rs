@@ -270,11 +270,20 @@ fn judge(
                 format!("SHA-256 {got} here, {want} recorded: not the file the summary vouches for"),
                 Some(got),
             ),
-            Err(Unread::Absent) => (
-                Outcome::CantTell,
-                format!("not checked: no file {shown} in the attestation's directory {shown_dir}"),
-                None,
-            ),
+            Err(Unread::Absent) => {
+                // The summary names its certificate `certificate.html` whatever --certificate
+                // wrote: say so, or a certificate kept under another name looks lost.
+                let hint = if name == CERTIFICATE {
+                    " (the certificate written with --certificate, under this name, beside the summary)"
+                } else {
+                    ""
+                };
+                (
+                    Outcome::CantTell,
+                    format!("not checked: no file {shown} in the attestation's directory {shown_dir}{hint}"),
+                    None,
+                )
+            }
             Err(why) => (Outcome::CantTell, format!("not checked: {shown}: {why}"), None),
         },
         (None, _) if digest.contains_key("gitCommit") => (

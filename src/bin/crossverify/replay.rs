@@ -49,17 +49,27 @@ pub(crate) fn run(envelope: &Path, args: &[String]) -> Result<Replayed, ReplayEr
     let places = [(own, "the attestation's directory"), (Path::new("."), "the current directory")];
     let chosen = places.iter().find(|(dir, _)| missing_in(dir, &paths).is_empty());
     let (dir, which) = chosen.copied().unwrap_or(places[0]);
-    let missing = missing_in(dir, &paths);
-    let missing = (!missing.is_empty()).then(|| {
-        let names: Vec<String> = missing.iter().map(|p| format!("`{}`", p.display())).collect();
-        format!(
-            "attest --replay: the recorded command `crossverify {}` needs {}, found neither in the attestation's \
-             directory ({}) nor in the current directory; run attest where the signer ran, or put the inputs \
-             beside the attestation",
-            args.join(" "),
-            names.join(", "),
-            own.display()
-        )
+    let listed = |ps: &[&PathBuf]| ps.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ");
+    let (beside, here) = (missing_in(own, &paths), missing_in(Path::new("."), &paths));
+    let missing = (chosen.is_none()).then(|| {
+        let command = format!("`crossverify {}`", args.join(" "));
+        let fix = "run attest where the signer ran, or put the inputs beside the attestation";
+        if beside == here {
+            format!(
+                "attest --replay: the recorded command {command} needs {}, found neither in the attestation's \
+                 directory ({}) nor in the current directory; {fix}",
+                listed(&beside),
+                own.display()
+            )
+        } else {
+            format!(
+                "attest --replay: the recorded command {command} needs its inputs in one place: the attestation's \
+                 directory ({}) lacks {}, the current directory lacks {}; {fix}",
+                own.display(),
+                listed(&beside),
+                listed(&here)
+            )
+        }
     });
     let report = match replay_run(dir, args) {
         Ok(r) => r,
