@@ -118,7 +118,8 @@ pub static SUMMARY_SUBJECT_MATCHES: Check = Check {
            attestation's own directory (never the current one) and compares its SHA-256 with the recorded one; \
            the report shows both (a `subjects` table and the result's evidence). `passed` when they are equal, \
            `failed` when they differ; `cantTell` when the file is not there, or its name is refused (absolute, a \
-           `..` component, a symbolic link on the way: the names are someone else's input), or something other \
+           `..` component, a symbolic link on the way, longer than a path: the names are someone else's \
+           input), or something other \
            than a regular file is in its place. A member of an archive the summary also names is covered by the \
            archive's digest and a repository (`gitCommit`) is no file (`inapplicable`: `--replay` reads both \
            again); a subject recorded only with another algorithm is `untested`.",
