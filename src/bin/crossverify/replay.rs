@@ -96,3 +96,26 @@ fn replay_run(dir: &Path, args: &[String]) -> Result<crossverify::report::Report
     }
     serde_json::from_slice(&out.stdout).map_err(|e| format!("reading the replayed report: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(line: &str) -> Vec<String> {
+        let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        recorded_paths(&args).iter().map(|p| p.display().to_string()).collect()
+    }
+
+    #[test]
+    fn the_paths_are_the_path_typed_arguments_and_nothing_else() {
+        assert_eq!(paths("verify submission.zip --verified-at 2026-12-02T18:00:00Z"), ["submission.zip"]);
+        assert_eq!(paths("verify a.bundle b.bundle --trust-store keys.json"), ["a.bundle", "b.bundle", "keys.json"]);
+        let mut ledger = paths("ledger --audit demo/audit --science demo/science --allowed-signers demo/allowed");
+        ledger.sort();
+        assert_eq!(ledger, ["demo/allowed", "demo/audit", "demo/science"]);
+        assert_eq!(paths("manifest science HEAD"), ["science"]);
+        assert!(paths("explain CV-T103").is_empty());
+        // A line this build cannot parse names no path; its own run then says why.
+        assert!(paths("verify --no-such-flag x").is_empty());
+    }
+}
