@@ -8,6 +8,8 @@
 //! only say where output goes (`--format`, `--output`, `--threads`, `--quiet`, `--summary`, and the signing
 //! options themselves): those cannot change a report, and a replay must never write files.
 
+pub mod subjects;
+
 use std::path::Path;
 
 use crate::anchors::reports;
@@ -145,9 +147,57 @@ pub fn signed_report(envelope_path: &Path, key: &PublicKey, command: &str) -> Re
     serde_json::to_vec(&predicate).map_err(|e| refuse(e.to_string()))
 }
 
+/// What a replay gave: the report, and where it ran.
+#[derive(Debug)]
+pub struct Replayed {
+    /// The re-run's report.
+    pub report: Report,
+    /// The directory the recorded paths were resolved in, as shown (`evidence.replayedIn`).
+    pub ran_in: String,
+    /// The recorded paths that were not there, with where it looked: a report that then
+    /// differs is the replaying user's missing input (exit 2), never a mismatch blamed on
+    /// whoever signed.
+    pub missing: Option<String>,
+}
+
+/// Why a replay gave no report.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// An input the recorded command needs is not where it was looked for: the message names
+    /// the path and where (exit 2: the replaying user's to fix).
+    Missing(String),
+    /// The command could not verify on its inputs (`CV-T103` `cantTell`).
+    Failed(String),
+}
+
 /// Re-runs a recorded invocation and returns its report (the command layer's job: it parses
-/// the arguments); `Err` says why it could not run.
-pub type Replayer<'a> = &'a dyn Fn(&[String]) -> Result<Report, String>;
+/// the arguments and knows which of them are paths).
+pub type Replayer<'a> = &'a dyn Fn(&[String]) -> Result<Replayed, ReplayError>;
+
+/// CV-T103 from a replay's outcome, or the exit-2 error when the replay lacked an input: a
+/// replay that could not run, or gave another report, while a recorded path was missing is
+/// not evidence against the signed report.
+///
+/// # Errors
+/// A recorded input is missing and the replay did not match.
+pub fn replay_check(
+    signed: &[u8],
+    replayed: Result<(Vec<u8>, Replayed), ReplayError>,
+    subject: &str,
+) -> Result<CheckResult, Error> {
+    match replayed {
+        Err(ReplayError::Missing(why)) => Err(Error::Usage(why)),
+        Err(ReplayError::Failed(why)) => Ok(reports::replay_result(signed, Err(why), subject)),
+        Ok((bytes, run)) => {
+            if bytes != signed
+                && let Some(why) = run.missing
+            {
+                return Err(Error::Usage(why));
+            }
+            Ok(reports::replay_result(signed, Ok(bytes), subject).with("replayedIn", run.ran_in))
+        }
+    }
+}
 
 /// `crossverify attest ENVELOPE --trusted-key PUBKEY [--replay]`.
 ///
@@ -169,6 +219,12 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
     let signed = reports::signature_result(&envelope, &key, &subject);
     let trusted = signed.outcome == Outcome::Passed;
     let (shape, invocation) = reports::statement_result(&envelope, &subject);
+    let (shape, invocation) = match subjects_bound(&envelope.payload) {
+        Err(why) if shape.outcome == Outcome::Passed => {
+            (CheckResult::new(&reports::STATEMENT_WELL_FORMED, Outcome::Failed, &subject, why), None)
+        }
+        _ => (shape, invocation),
+    };
     report.results.push(signed);
     report.results.push(shape);
     if let Some(inv) = &invocation {
@@ -182,9 +238,9 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
         (Some(run), Some(inv), true) => {
             let signed_tool = signed_tool(&envelope.payload);
             match replay_once(run, &inv, signed_tool.as_ref()) {
-                Ok((bytes, tool)) => reports::replay_result(&envelope.payload, Ok(bytes), &subject)
+                Ok((bytes, tool, ran)) => replay_check(&envelope.payload, Ok((bytes, ran)), &subject)?
                     .with("replayedWith", serde_json::to_value(tool).unwrap_or_default()),
-                Err(e) => reports::replay_result(&envelope.payload, Err(e), &subject),
+                Err(e) => replay_check(&envelope.payload, Err(e), &subject)?,
             }
         }
     });
@@ -201,6 +257,37 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
     Ok(report)
 }
 
+/// Whether the statement's subjects are the ones its predicate gives: `report` the SHA-256 of
+/// the predicate's payload bytes, each `gitCommit` the input of that name. A subject the
+/// signer's statement would not hold vouches for something the report never verified.
+fn subjects_bound(payload: &[u8]) -> Result<(), String> {
+    let Ok(v) = crate::json::parse(payload).map(|v| crate::json::to_serde(&v)) else { return Ok(()) };
+    let Some(predicate) = v.get("predicate") else { return Ok(()) };
+    for s in v.get("subject").and_then(serde_json::Value::as_array).into_iter().flatten() {
+        let name = s.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
+        let digest = |alg: &str| s.pointer(&format!("/digest/{alg}")).and_then(serde_json::Value::as_str);
+        if name == "report"
+            && let Some(recorded) = digest("sha256")
+        {
+            let actual = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(reports::payload_bytes(predicate)));
+            if recorded != actual {
+                return Err(format!(
+                    "the subject `report` records SHA-256 {recorded}, the signed predicate's is {actual}"
+                ));
+            }
+        } else if let Some(recorded) = digest("gitCommit") {
+            let input = predicate.pointer(&format!("/inputs/{}", name.replace('~', "~0").replace('/', "~1")));
+            let input = input.and_then(serde_json::Value::as_str).map(str::to_ascii_lowercase);
+            if input.as_deref() != Some(recorded) {
+                return Err(format!(
+                    "the subject {name:?} records commit {recorded}, the report's input {name} is {input:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The `tool` of the signed report, when the payload holds one.
 fn signed_tool(payload: &[u8]) -> Option<Tool> {
     let v = crate::json::to_serde(&crate::json::parse(payload).ok()?);
@@ -211,23 +298,27 @@ fn signed_tool(payload: &[u8]) -> Option<Tool> {
 /// replayed report takes the signed report's `tool` (name, version, build commit) before it is
 /// compared: the second auditor's build is who replayed, not part of what was found, and is
 /// returned beside the bytes instead.
-fn replay_once(run: Replayer<'_>, recorded: &[String], signed: Option<&Tool>) -> Result<(Vec<u8>, Tool), String> {
+fn replay_once(
+    run: Replayer<'_>,
+    recorded: &[String],
+    signed: Option<&Tool>,
+) -> Result<(Vec<u8>, Tool, Replayed), ReplayError> {
     // The recorded line is attacker-controlled until its signature verified; even then a
     // replay only verifies: output options are stripped again and `attest` is not re-entered.
-    let inv = invocation(recorded.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+    let inv = invocation(recorded.iter().map(String::as_str)).map_err(|e| ReplayError::Failed(e.to_string()))?;
     if inv != recorded {
-        return Err("the recorded invocation holds output options a replay does not run".into());
+        return Err(ReplayError::Failed("the recorded invocation holds output options a replay does not run".into()));
     }
     if inv.first().is_some_and(|c| c == "attest") {
-        return Err("an attestation of `attest` is not replayed".into());
+        return Err(ReplayError::Failed("an attestation of `attest` is not replayed".into()));
     }
-    let mut report = run(&inv)?;
+    let mut ran = run(&inv)?;
     let replayed_with = match signed {
-        Some(t) => std::mem::replace(&mut report.tool, t.clone()),
-        None => report.tool.clone(),
+        Some(t) => std::mem::replace(&mut ran.report.tool, t.clone()),
+        None => ran.report.tool.clone(),
     };
-    record(&mut report, &inv);
-    Ok((reports::payload_bytes(&reports::statement(&report)), replayed_with))
+    record(&mut ran.report, &inv);
+    Ok((reports::payload_bytes(&reports::statement(&ran.report)), replayed_with, ran))
 }
 
 #[cfg(test)]

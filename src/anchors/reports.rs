@@ -51,7 +51,9 @@ pub static STATEMENT_WELL_FORMED: Check = Check {
     what: "Checks the payload type (`application/vnd.in-toto+json`), that the payload is strict JSON with \
            `_type` `https://in-toto.io/Statement/v1`, a non-empty `subject` list of `{name, digest}`, \
            `predicateType` `https://crossverify.dev/attestation/report/v1` and a `predicate` with the \
-           report's `command`, `inputs` (including the recorded `invocation`) and `outcome`.",
+           report's `command`, `inputs` (including the recorded `invocation`) and `outcome`; a subject `report` \
+           must record the SHA-256 of the predicate's bytes and a `gitCommit` subject the report's input of that \
+           name.",
     why: "A valid signature over something that is not a report attests nothing a second auditor can use; \
           without the recorded invocation the run cannot be replayed.",
     example: "CV-T102 failed attestation.json: predicateType is \"https://slsa.dev/provenance/v1\"",
@@ -66,11 +68,12 @@ pub static REPLAY_MATCHES: Check = Check {
     family: &FAMILY,
     group: None,
     summary: "Re-running the attested command on the same inputs gives the signed report byte for byte",
-    what: "With `attest --replay`, runs the recorded invocation again (paths as recorded, relative to the \
-           current directory) and compares the new statement's bytes with the signed payload (the replayed \
-           report carries the signed report's `tool`; the replaying build is named beside the result). A \
-           mismatch names the first differing JSON Pointer; inputs that can no longer be read (moved, deleted) make \
-           the check `cantTell` with the reason. Without `--replay` it is inapplicable.",
+    what: "With `attest --replay`, runs the recorded invocation again (its paths resolved in the attestation's \
+           own directory, else the current directory: the first holding them all) and compares the new \
+           statement's bytes with the signed payload (the replayed report carries the signed report's `tool`; the \
+           replaying build and directory are named beside the result). A mismatch names the first differing JSON \
+           Pointer; a re-run that fails with its inputs present is `cantTell` with the reason; a recorded path found \
+           in neither place stops `attest` with exit 2 naming it. Without `--replay` it is inapplicable.",
     why: "A signature says who vouches for a report, not that the report is right. Re-deriving it from the \
           same repositories lets a second auditor confirm the first auditor's result independently.",
     example: "CV-T103 failed attestation.json: the replayed report differs first at /outcome",

@@ -106,5 +106,30 @@ pub static SUMMARY_WELL_FORMED: Check = Check {
     spec: "[specs/intake.md#cv-n101](../../specs/intake.md#cv-n101); SLSA VSA",
 };
 
+/// The files a signed verification summary names are the ones beside it.
+pub static SUMMARY_SUBJECT_MATCHES: Check = Check {
+    code: "CV-N102",
+    name: "summary-subject-digest-mismatch",
+    level: Level::Error,
+    family: &FAMILY,
+    group: None,
+    summary: "Each file a signed verification summary names (the certificate first) has the SHA-256 it records",
+    what: "For each subject of the summary with a `sha256` digest, reads the file of that name in the \
+           attestation's own directory (never the current one) and compares its SHA-256 with the recorded one; \
+           the report shows both (a `subjects` table and the result's evidence). `passed` when they are equal, \
+           `failed` when they differ; `cantTell` when the file is not there, or its name is refused (absolute, a \
+           `..` component, a symbolic link on the way, longer than a path: the names are someone else's \
+           input), or something other \
+           than a regular file is in its place. A member of an archive the summary also names is covered by the \
+           archive's digest and a repository (`gitCommit`) is no file (`inapplicable`: `--replay` reads both \
+           again); a subject recorded only with another algorithm is `untested`.",
+    why: "The signature binds digests, not files: a certificate edited after signing still carries a valid \
+          summary beside it. Only hashing the file in hand ties the summary to it; one that is absent was not \
+          checked and never counts as checked.",
+    example: "CV-N102 failed certificate.html: SHA-256 9b1c… here, e875… recorded: not the file the summary vouches for",
+    spec: "[specs/intake.md#cv-n102](../../specs/intake.md#cv-n102); SLSA VSA",
+};
+
 /// Checks of the family.
-pub static CHECKS: &[&Check] = &[&RECORD_VERIFIED, &REPOSITORY_VERIFIED, &TRUST_ANCHORS_GIVEN, &SUMMARY_WELL_FORMED];
+pub static CHECKS: &[&Check] =
+    &[&RECORD_VERIFIED, &REPOSITORY_VERIFIED, &TRUST_ANCHORS_GIVEN, &SUMMARY_WELL_FORMED, &SUMMARY_SUBJECT_MATCHES];

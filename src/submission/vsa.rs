@@ -11,10 +11,11 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::certificate;
-use super::checks::SUMMARY_WELL_FORMED;
+use super::checks::{SUMMARY_SUBJECT_MATCHES, SUMMARY_WELL_FORMED};
 use crate::anchors::reports;
-use crate::attest::{Error, Replayer};
-use crate::report::{CheckResult, Outcome, Report, Tool, Verdict};
+use crate::attest::subjects::{Beside, MAX_NAME_BYTES, Unread};
+use crate::attest::{Error, ReplayError, Replayed, Replayer};
+use crate::report::{CheckResult, Outcome, Report, Table, Tool, Verdict, View};
 use crate::trust::dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::trust::ed25519::SigningKey;
 
@@ -138,11 +139,11 @@ fn shape(envelope: &Envelope) -> Result<Recorded, String> {
     if s("/predicateType") != Some(PREDICATE_TYPE) {
         return Err(format!("predicateType is {:?}, not {PREDICATE_TYPE:?}", s("/predicateType")));
     }
-    let cert_ok = s("/subject/0/name") == Some(CERTIFICATE)
-        && s("/subject/0/digest/sha256").is_some_and(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()));
+    let cert_ok = s("/subject/0/name") == Some(CERTIFICATE) && s("/subject/0/digest/sha256").is_some_and(is_sha256);
     if !cert_ok {
         return Err(format!("the first subject is not {CERTIFICATE} with its SHA-256"));
     }
+    subjects_shape(v.get("subject"))?;
     for member in
         ["/predicate/verifier/id", "/predicate/timeVerified", "/predicate/resourceUri", "/predicate/policy/uri"]
     {
@@ -167,6 +168,184 @@ fn shape(envelope: &Envelope) -> Result<Recorded, String> {
     Ok((invocation, tool))
 }
 
+fn is_sha256(d: &str) -> bool {
+    d.len() == 64 && d.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Every subject is `{name, digest}` with string digests, a `sha256` one of 64 lowercase hex
+/// digits and a `gitCommit` one of 40 or 64, and no name is given two values of one algorithm
+/// (the summary would vouch for two files under one name). One name may carry several
+/// algorithms: a bundle received is a file (`sha256`) and a repository (`gitCommit`).
+fn subjects_shape(subject: Option<&Value>) -> Result<(), String> {
+    let mut seen: std::collections::BTreeMap<(&str, &str), &str> = std::collections::BTreeMap::new();
+    for (i, entry) in subject.and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let name = entry.get("name").and_then(Value::as_str).ok_or(format!("subject {i} has no name"))?;
+        let digest = entry
+            .get("digest")
+            .and_then(Value::as_object)
+            .filter(|d| !d.is_empty())
+            .ok_or(format!("subject {i} ({name:?}) has no digest"))?;
+        for (alg, value) in digest {
+            let value = value.as_str().ok_or(format!("subject {i} ({name:?}): digest {alg} is not a string"))?;
+            let ok = match alg.as_str() {
+                "sha256" => is_sha256(value),
+                "gitCommit" => {
+                    matches!(value.len(), 40 | 64)
+                        && value.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                }
+                _ => true,
+            };
+            if !ok {
+                return Err(format!("subject {i} ({name:?}): {alg} {value:?} is not a digest of that kind"));
+            }
+            if let Some(before) = seen.insert((name, alg.as_str()), value)
+                && before != value
+            {
+                return Err(format!("the subject {name:?} is named twice with different {alg} digests"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The archive holding `name`: a file subject that is a `/`-prefix of it (names past the
+/// longest path are refused anyway, so a name costs at most that many lookups, and only a
+/// prefix as long as some file subject is looked up).
+fn container<'n>(
+    name: &'n str,
+    files: &std::collections::HashSet<&str>,
+    lengths: &std::collections::HashSet<usize>,
+) -> Option<&'n str> {
+    if name.len() > MAX_NAME_BYTES {
+        return None;
+    }
+    name.match_indices('/').map(|(i, _)| &name[..i]).find(|p| lengths.contains(&p.len()) && files.contains(p))
+}
+
+/// The subjects of `statement`, one entry per name with its digests merged (the shape allows
+/// one value per algorithm), in the statement's order; indexed, so many subjects cost linear
+/// time.
+fn merged(statement: &Value) -> Vec<(&str, serde_json::Map<String, Value>)> {
+    let mut entries: Vec<(&str, serde_json::Map<String, Value>)> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for e in statement.get("subject").and_then(Value::as_array).into_iter().flatten() {
+        let (Some(name), Some(digest)) =
+            (e.get("name").and_then(Value::as_str), e.get("digest").and_then(Value::as_object))
+        else {
+            continue;
+        };
+        match index.get(name) {
+            Some(&i) => entries[i].1.extend(digest.clone()),
+            None => {
+                index.insert(name, entries.len());
+                entries.push((name, digest.clone()));
+            }
+        }
+    }
+    entries
+}
+
+/// One subject's outcome, message and computed SHA-256.
+fn judge(
+    name: &str,
+    digest: &serde_json::Map<String, Value>,
+    archive: Option<&str>,
+    beside: &mut Beside<'_>,
+    shown_dir: &str,
+) -> (Outcome, String, Option<String>) {
+    let shown = name.escape_debug();
+    match (digest.get("sha256").and_then(Value::as_str), archive) {
+        (Some(_), Some(archive)) => (
+            Outcome::Inapplicable,
+            format!(
+                "a member of {}, whose SHA-256 stands for its bytes (`--replay` unpacks it again)",
+                archive.escape_debug()
+            ),
+            None,
+        ),
+        (Some(want), None) => match beside.sha256(name) {
+            Ok(got) if got == want => (Outcome::Passed, format!("SHA-256 {got}, as recorded"), Some(got)),
+            Ok(got) => (
+                Outcome::Failed,
+                format!("SHA-256 {got} here, {want} recorded: not the file the summary vouches for"),
+                Some(got),
+            ),
+            Err(Unread::Absent) => {
+                // The summary names its certificate `certificate.html` whatever --certificate
+                // wrote: say so, or a certificate kept under another name looks lost.
+                let hint = if name == CERTIFICATE {
+                    " (the certificate written with --certificate, under this name, beside the summary)"
+                } else {
+                    ""
+                };
+                (
+                    Outcome::CantTell,
+                    format!("not checked: no file {shown} in the attestation's directory {shown_dir}{hint}"),
+                    None,
+                )
+            }
+            Err(why) => (Outcome::CantTell, format!("not checked: {shown}: {why}"), None),
+        },
+        (None, _) if digest.contains_key("gitCommit") => (
+            Outcome::Inapplicable,
+            "a repository's commit (gitCommit), not a file: `attest --replay` reads the repository again".into(),
+            None,
+        ),
+        (None, _) => (
+            Outcome::Untested,
+            format!(
+                "recorded only as {}: crossverify compares SHA-256",
+                digest.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            ),
+            None,
+        ),
+    }
+}
+
+/// CV-N102 for each subject of a well-formed `statement`, its files read in `dir` (the
+/// envelope's own directory), with the `subjects` table that shows both digests.
+fn subject_results(statement: &Value, dir: &Path) -> (Vec<CheckResult>, Table) {
+    let entries = merged(statement);
+    let files: std::collections::HashSet<&str> =
+        entries.iter().filter(|(_, d)| d.contains_key("sha256")).map(|(n, _)| *n).collect();
+    let lengths: std::collections::HashSet<usize> = files.iter().map(|f| f.len()).collect();
+    let mut beside = Beside::new(dir);
+    let shown_dir = dir.display().to_string();
+    let mut results = Vec::new();
+    let mut rows = Vec::new();
+    for (name, digest) in &entries {
+        let shown = name.escape_debug().to_string();
+        let archive = container(name, &files, &lengths);
+        let (outcome, message, computed) = judge(name, digest, archive, &mut beside, &shown_dir);
+        let recorded = digest.get("sha256").and_then(Value::as_str);
+        let mut r = CheckResult::new(&SUMMARY_SUBJECT_MATCHES, outcome, &shown, message);
+        if let Some(want) = recorded {
+            r = r.with("recorded", want);
+        }
+        if let Some(got) = &computed {
+            r = r.with("computed", got.as_str());
+        }
+        rows.push(vec![
+            Value::from(shown),
+            recorded.map_or(Value::Null, Value::from),
+            computed.map_or(Value::Null, Value::from),
+            Value::from(outcome.as_str()),
+        ]);
+        results.push(r.with("lookedIn", shown_dir.as_str()));
+    }
+    let table = Table {
+        id: "subjects".into(),
+        title: "What the summary names, beside it".into(),
+        columns: vec!["subject".into(), "recorded SHA-256".into(), "computed SHA-256".into(), "outcome".into()],
+        rows,
+        note: Some(format!(
+            "files read in {shown_dir}, the attestation's own directory; a digest not computed is not measured (the result says why)"
+        )),
+        csv: false,
+    };
+    (results, table)
+}
+
 /// `crossverify attest ENVELOPE --trusted-key KEY [--replay]` for a verification summary.
 ///
 /// # Errors
@@ -185,6 +364,7 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
     let signed = reports::signature_result(&envelope, &key, &subject);
     let trusted = signed.outcome == Outcome::Passed;
     let (shape, found) = well_formed(&envelope, &subject);
+    let well = found.is_some();
     report.results.push(signed);
     report.results.push(shape);
     let not_replayed = |why: &str| CheckResult::new(&reports::REPLAY_MATCHES, Outcome::Inapplicable, &subject, why);
@@ -196,11 +376,22 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
         (Some(_), _, false) => not_replayed("not replayed: the signature does not verify under the trusted key"),
         (Some(_), None, true) => not_replayed("not replayed: the statement is not a well-formed verification summary"),
         (Some(run), Some((inv, tool)), true) => {
-            reports::replay_result(&envelope.payload, replay_once(run, &inv, tool), &subject)
+            crate::attest::replay_check(&envelope.payload, replay_once(run, &inv, tool), &subject)?
         }
     };
     report.results.push(replayed);
     let statement = crate::json::parse(&envelope.payload).ok().map(|v| crate::json::to_serde(&v));
+    let not_checked = |why: &str| CheckResult::new(&SUMMARY_SUBJECT_MATCHES, Outcome::Inapplicable, &subject, why);
+    match (&statement, well, trusted) {
+        (_, _, false) => report.results.push(not_checked("subjects not checked: the signature does not verify")),
+        (Some(st), true, true) => {
+            let dir = envelope_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let (results, table) = subject_results(st, dir);
+            report.results.extend(results);
+            report.views.push(View::Table(table));
+        }
+        _ => report.results.push(not_checked("subjects not checked: the statement is not a well-formed summary")),
+    }
     if let Some(st) = &statement {
         report.section("attested", json!({"predicateType": st.get("predicateType"), "subject": st.get("subject"),
             "verificationResult": st.pointer("/predicate/verificationResult"), "timeVerified": st.pointer("/predicate/timeVerified")}));
@@ -210,22 +401,24 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
 }
 
 /// Runs the recorded invocation again and derives the statement from its report.
-fn replay_once(run: Replayer<'_>, recorded: &[String], tool: Option<Tool>) -> Result<Vec<u8>, String> {
-    let inv = crate::attest::invocation(recorded.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+fn replay_once(run: Replayer<'_>, recorded: &[String], tool: Option<Tool>) -> Result<(Vec<u8>, Replayed), ReplayError> {
+    let refuse = |why: &str| ReplayError::Failed(why.to_owned());
+    let inv = crate::attest::invocation(recorded.iter().map(String::as_str))
+        .map_err(|e| ReplayError::Failed(e.to_string()))?;
     if inv != recorded
         || inv
             .iter()
             .any(|a| a == "--vsa" || a == "--certificate" || a.starts_with("--vsa=") || a.starts_with("--certificate="))
     {
-        return Err("the recorded invocation holds output options a replay does not run".into());
+        return Err(refuse("the recorded invocation holds output options a replay does not run"));
     }
     if inv.first().is_none_or(|c| c != "verify") {
-        return Err("a verification summary's invocation is a `verify` command".into());
+        return Err(refuse("a verification summary's invocation is a `verify` command"));
     }
-    let mut report = run(&inv)?;
+    let mut ran = run(&inv)?;
     if let Some(t) = tool {
-        report.tool = t;
+        ran.report.tool = t;
     }
-    crate::attest::record(&mut report, &inv);
-    Ok(reports::payload_bytes(&statement(&report)))
+    crate::attest::record(&mut ran.report, &inv);
+    Ok((reports::payload_bytes(&statement(&ran.report)), ran))
 }

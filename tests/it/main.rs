@@ -29,6 +29,7 @@ mod tools;
 
 mod architecture;
 mod attest;
+mod attest_subjects;
 mod cache;
 mod cache_crash;
 mod cache_default;

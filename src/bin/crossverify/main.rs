@@ -13,6 +13,7 @@ use crossverify::render::{self, Format};
 use crossverify::report::Report;
 
 mod progress_bar;
+mod replay;
 
 /// mimalloc instead of the system allocator: a cold ledger run makes tens of millions of small
 /// allocations (receipt documents, manifest maps, results), and glibc's malloc and free were
@@ -320,7 +321,7 @@ fn stats(
 
 /// `attest ENVELOPE`: a verification summary (a submission's VSA) or a signed report.
 fn attest(envelope: &Path, trusted_key: &Path, replay: bool) -> anyhow::Result<Report> {
-    let replayer = |args: &[String]| replay_run(args);
+    let replayer = |args: &[String]| replay::run(envelope, args);
     let replayer: crossverify::attest::Replayer<'_> = &replayer;
     Ok(if crossverify::submission::vsa::is_summary(envelope) {
         crossverify::submission::vsa::attest(envelope, trusted_key, replay.then_some(replayer))?
@@ -523,23 +524,6 @@ fn companion_path(primary: &Path, suffix: &str) -> PathBuf {
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).map_err(Into::into)
-}
-
-/// Runs a recorded invocation again, as a fresh `crossverify` process writing its JSON report
-/// to a pipe, so the replay goes through exactly the argument parsing and command code of a
-/// normal run; `Err` when it could not run (exit 2: moved or unreadable inputs).
-fn replay_run(args: &[String]) -> Result<Report, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("locating the crossverify binary: {e}"))?;
-    let out = std::process::Command::new(exe)
-        .args(args)
-        .args(["--format", "json", "--quiet"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("running the recorded command: {e}"))?;
-    if !matches!(out.status.code(), Some(0 | 1 | 3)) {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("reading the replayed report: {e}"))
 }
 
 fn terminal_width() -> Option<u16> {
