@@ -26,13 +26,15 @@ pub const VERIFIER_ID: &str = "https://crossverify.dev/verifier/crossverify";
 pub use super::policy::POLICY_URI;
 /// The level a verified submission reaches.
 pub const LEVEL: &str = "CROSSVERIFY_SUBMISSION_VERIFIED";
-/// The certificate's name in the subject.
+/// The certificate's name in the subject when no `--certificate` file names it.
 pub const CERTIFICATE: &str = "certificate.html";
 
-/// The statement for `report` (a submission's, as printed: described, with its tool).
+/// The statement for `report` (a submission's, as printed: described, with its tool), its
+/// first subject the certificate under `certificate` (the file name `--certificate` wrote, so
+/// that `attest` finds it beside the summary under that name).
 #[must_use]
-pub fn statement(report: &Report) -> Value {
-    let mut subject = vec![json!({"name": CERTIFICATE, "digest": {"sha256": certificate::digest(report)}})];
+pub fn statement(report: &Report, certificate: &str) -> Value {
+    let mut subject = vec![json!({"name": certificate, "digest": {"sha256": certificate::digest(report)}})];
     let received = report.sections.get("received");
     for item in received.and_then(|r| r.get("items")).and_then(Value::as_array).into_iter().flatten() {
         if let (Some(name), Some(sha)) =
@@ -81,19 +83,19 @@ pub fn statement(report: &Report) -> Value {
     json!({"_type": reports::STATEMENT_TYPE, "subject": subject, "predicateType": PREDICATE_TYPE, "predicate": predicate})
 }
 
-/// Signs the statement of `report` with the OpenSSH Ed25519 key at `key_path` and writes the
-/// envelope to `out`.
+/// Signs the statement of `report` (its certificate named `certificate`) with the OpenSSH
+/// Ed25519 key at `key_path` and writes the envelope to `out`.
 ///
 /// # Errors
 /// The key cannot be read, or `out` cannot be written.
-pub fn write(report: &Report, key_path: &Path, out: &Path) -> Result<(), Error> {
+pub fn write(report: &Report, key_path: &Path, out: &Path, certificate: &str) -> Result<(), Error> {
     let text = crate::files::read_capped(key_path, 1 << 20)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .ok_or_else(|| Error::Usage(format!("--sign-report {}: cannot be read as text", key_path.display())))?;
     let key = SigningKey::from_openssh_private(&text)
         .map_err(|e| Error::Usage(format!("--sign-report {}: {e}", key_path.display())))?;
-    let envelope = Envelope::sign(IN_TOTO_PAYLOAD_TYPE, &reports::payload_bytes(&statement(report)), &key);
+    let envelope = Envelope::sign(IN_TOTO_PAYLOAD_TYPE, &reports::payload_bytes(&statement(report, certificate)), &key);
     std::fs::write(out, envelope.to_json()).map_err(|e| Error::Usage(format!("--vsa {}: {e}", out.display())))
 }
 
@@ -139,9 +141,12 @@ fn shape(envelope: &Envelope) -> Result<Recorded, String> {
     if s("/predicateType") != Some(PREDICATE_TYPE) {
         return Err(format!("predicateType is {:?}, not {PREDICATE_TYPE:?}", s("/predicateType")));
     }
-    let cert_ok = s("/subject/0/name") == Some(CERTIFICATE) && s("/subject/0/digest/sha256").is_some_and(is_sha256);
+    // The certificate is named as --certificate wrote it: one file name, found beside the
+    // summary (CV-N102 confines the lookup; a path here could only point elsewhere).
+    let plain_name = |n: &str| !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\', '\0']);
+    let cert_ok = s("/subject/0/name").is_some_and(plain_name) && s("/subject/0/digest/sha256").is_some_and(is_sha256);
     if !cert_ok {
-        return Err(format!("the first subject is not {CERTIFICATE} with its SHA-256"));
+        return Err("the first subject is not the certificate (a file name) with its SHA-256".to_owned());
     }
     subjects_shape(v.get("subject"))?;
     for member in
@@ -252,6 +257,7 @@ fn judge(
     archive: Option<&str>,
     beside: &mut Beside<'_>,
     shown_dir: &str,
+    certificate: bool,
 ) -> (Outcome, String, Option<String>) {
     let shown = name.escape_debug();
     match (digest.get("sha256").and_then(Value::as_str), archive) {
@@ -271,9 +277,9 @@ fn judge(
                 Some(got),
             ),
             Err(Unread::Absent) => {
-                // The summary names its certificate `certificate.html` whatever --certificate
-                // wrote: say so, or a certificate kept under another name looks lost.
-                let hint = if name == CERTIFICATE {
+                // The first subject is the certificate, under the name --certificate wrote:
+                // say so, or a certificate kept elsewhere looks lost.
+                let hint = if certificate {
                     " (the certificate written with --certificate, under this name, beside the summary)"
                 } else {
                     ""
@@ -313,10 +319,10 @@ fn subject_results(statement: &Value, dir: &Path) -> (Vec<CheckResult>, Table) {
     let shown_dir = dir.display().to_string();
     let mut results = Vec::new();
     let mut rows = Vec::new();
-    for (name, digest) in &entries {
+    for (i, (name, digest)) in entries.iter().enumerate() {
         let shown = name.escape_debug().to_string();
         let archive = container(name, &files, &lengths);
-        let (outcome, message, computed) = judge(name, digest, archive, &mut beside, &shown_dir);
+        let (outcome, message, computed) = judge(name, digest, archive, &mut beside, &shown_dir, i == 0);
         let recorded = digest.get("sha256").and_then(Value::as_str);
         let mut r = CheckResult::new(&SUMMARY_SUBJECT_MATCHES, outcome, &shown, message);
         if let Some(want) = recorded {
@@ -376,7 +382,8 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
         (Some(_), _, false) => not_replayed("not replayed: the signature does not verify under the trusted key"),
         (Some(_), None, true) => not_replayed("not replayed: the statement is not a well-formed verification summary"),
         (Some(run), Some((inv, tool)), true) => {
-            crate::attest::replay_check(&envelope.payload, replay_once(run, &inv, tool), &subject)?
+            let name = certificate_name(&envelope.payload);
+            crate::attest::replay_check(&envelope.payload, replay_once(run, &inv, tool, &name), &subject)?
         }
     };
     report.results.push(replayed);
@@ -401,7 +408,12 @@ pub fn attest(envelope_path: &Path, key_path: &Path, replay: Option<Replayer<'_>
 }
 
 /// Runs the recorded invocation again and derives the statement from its report.
-fn replay_once(run: Replayer<'_>, recorded: &[String], tool: Option<Tool>) -> Result<(Vec<u8>, Replayed), ReplayError> {
+fn replay_once(
+    run: Replayer<'_>,
+    recorded: &[String],
+    tool: Option<Tool>,
+    certificate: &str,
+) -> Result<(Vec<u8>, Replayed), ReplayError> {
     let refuse = |why: &str| ReplayError::Failed(why.to_owned());
     let inv = crate::attest::invocation(recorded.iter().map(String::as_str))
         .map_err(|e| ReplayError::Failed(e.to_string()))?;
@@ -420,5 +432,15 @@ fn replay_once(run: Replayer<'_>, recorded: &[String], tool: Option<Tool>) -> Re
         ran.report.tool = t;
     }
     crate::attest::record(&mut ran.report, &inv);
-    Ok((reports::payload_bytes(&statement(&ran.report)), ran))
+    Ok((reports::payload_bytes(&statement(&ran.report, certificate)), ran))
+}
+
+/// The name the signed statement gives its certificate (its first subject): an output option,
+/// so not in the recorded invocation, and part of the bytes a replay must derive.
+fn certificate_name(payload: &[u8]) -> String {
+    crate::json::parse(payload)
+        .ok()
+        .map(|v| crate::json::to_serde(&v))
+        .and_then(|v| v.pointer("/subject/0/name").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_else(|| CERTIFICATE.to_owned())
 }

@@ -412,3 +412,26 @@ fn a_replay_whose_inputs_are_split_names_what_each_place_lacks() {
         assert!(ran.stderr.contains(needle), "{needle}: {}", ran.stderr);
     }
 }
+
+/// A journal names each certificate after its paper: the summary names the certificate as
+/// `--certificate` wrote it, so `attest` checks that file (it looked for `certificate.html`
+/// and said "not checked", exit 3), and the replay derives the same statement.
+#[test]
+fn a_certificate_under_its_own_name_is_checked_under_that_name() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("journal");
+    journal(&dir);
+    let names = [
+        ("certificate.html", "paper-1234.html".to_owned()),
+        ("certificate.vsa.json", "paper-1234.vsa.json".to_owned()),
+    ];
+    let verify = run(&dir, &guide_line("crossverify verify", &names), &["--quiet"]);
+    assert_eq!(verify.code, 0, "{}", verify.stderr);
+    let attest = run(&dir, &guide_line("crossverify attest", &names), &["--format", "json"]);
+    let r = attest.json();
+    assert_eq!(attest.code, 0, "{}", r["results"]);
+    let c = result(&r, "CV-N102", "paper-1234.html");
+    assert_eq!(c["outcome"], "passed", "{c}");
+    assert_eq!(c["evidence"]["computed"], sha256_file(&dir.join("paper-1234.html")).as_str());
+    assert_eq!(result(&r, "CV-T103", "paper-1234.vsa.json")["outcome"], "passed");
+}

@@ -203,7 +203,9 @@ impl After {
                 .with_context(|| format!("writing the certificate to {}", p.display()))?;
         }
         if let (Some(p), Some(k)) = (&self.vsa, key) {
-            submission::vsa::write(report, k, p)?;
+            // The summary names the certificate as attest will look for it, beside the summary.
+            let name = self.certificate.as_deref().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+            submission::vsa::write(report, k, p, name.as_deref().unwrap_or(submission::vsa::CERTIFICATE))?;
         }
         Ok(())
     }
