@@ -335,7 +335,9 @@ fn timeline_cell(c: &Chart, p: &Point, x: f64, slot: f64, pid: &str, colors: &mu
     let (text, class) = p.value.map_or(("n/m".to_owned(), "cell nm"), |v| (fmt_num(v), "cell"));
     html! {
         @if let Some(cat) = &p.category {
-            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill=(colors.of(Some(cat))) {
+            @let fill = colors.of(Some(cat));
+            @let class = if dark_text_on(&fill) { format!("{class} dark") } else { class.to_owned() };
+            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill=(fill) {
                 title { (p.label) ": " (cat) " (" (c.y_label) ": " (value) ")" }
             }
             @if slot >= 16.0 {
@@ -350,6 +352,19 @@ fn timeline_cell(c: &Chart, p: &Point, x: f64, slot: f64, pid: &str, colors: &mu
             }
         }
     }
+}
+
+/// Whether black text reads better than white on `fill` (`#rrggbb`): a cell's label takes the
+/// one with the higher WCAG contrast ratio, so a light palette colour (yellow, sky blue) does
+/// not carry white text.
+fn dark_text_on(fill: &str) -> bool {
+    let hex = fill.trim_start_matches('#');
+    let channel = |i: usize| {
+        let c = hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).map_or(0.0, |v| f64::from(v) / 255.0);
+        if c <= 0.039_28 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    let l = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+    (l + 0.05) / 0.05 > 1.05 / (l + 0.05)
 }
 
 /// On a dense axis, what the numbers under it are.
@@ -478,6 +493,17 @@ mod tests {
         let w = svg.split("width=\"").nth(2).and_then(|s| s.split('"').next()).and_then(|s| s.parse::<f64>().ok());
         let plot = W - LEFT - RIGHT;
         assert!(w.is_some_and(|w| w < plot / 5.0), "bar width {w:?} of a {plot} px plot");
+    }
+
+    #[test]
+    fn cell_labels_take_the_ink_that_reads_on_their_colour() {
+        // White reads on the tones' colours and the dark palette blue; black on the light ones.
+        for fill in ["#1a7f37", "#c62828", "#0072b2", "#3a6ea5"] {
+            assert!(!dark_text_on(fill), "{fill}");
+        }
+        for fill in ["#b7791f", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"] {
+            assert!(dark_text_on(fill), "{fill}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ header.verified{background:#1a7f37}header.failed{background:#b42318}header.incon
 h1{margin:0;font-size:1.9rem}table{border-collapse:collapse;width:100%;margin:8px 0 20px}\
 th,td{border:1px solid #d9dee3;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
 th{background:#f5f7f9}code{font-family:ui-monospace,monospace;font-size:.88em}\
-.passed{color:#1a7f37}.failed{color:#b42318}.cantTell,.untested{color:#9a6100}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{font-weight:600}";
+td.passed{color:#1a7f37}td.failed{color:#b42318}td.cantTell,td.untested{color:#9a6100}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{font-weight:600}";
 
 /// Most results listed in "Checks that did not pass".
 const MAX_LISTED: usize = 500;

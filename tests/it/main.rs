@@ -34,6 +34,7 @@ mod cache_crash;
 mod cache_default;
 mod cli;
 mod conformance;
+mod contrast;
 mod crossexam;
 mod crossexam_history;
 mod crossexam_tool;
