@@ -28,6 +28,19 @@ const BAR: &str = "#3a6ea5";
 /// (Okabe–Ito, readable by most colour-blind readers).
 const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
 
+/// The stylesheet of the charts' marks, shared by every page that draws them (the HTML report,
+/// the submission's certificate).
+pub(crate) const STYLE: &str = "\
+svg.chart { width: 100%; height: auto; display: block; font-family: system-ui, -apple-system, \"Segoe UI\", Roboto, Arial, \"DejaVu Sans\", sans-serif; }\n\
+svg .tick { font-size: 11px; fill: #5f6b76; }\n\
+svg .axis { font-size: 12px; fill: #3b444c; }\n\
+svg .val { font-size: 11px; fill: #1d2329; font-weight: 600; }\n\
+svg .gap { font-size: 10px; fill: #4a4a4a; font-style: italic; }\n\
+svg .cell { font-size: 12px; fill: #fff; font-weight: 700; }\n\
+svg .cell.dark { fill: #000; }\n\
+svg .cell.nm { font-style: italic; font-weight: 400; }\n\
+svg .legend { font-size: 12px; fill: #1d2329; }\n";
+
 /// The SVG for `c`.
 pub(crate) fn chart(c: &Chart, hints: &Hints) -> Markup {
     match c.chart {

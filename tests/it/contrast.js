@@ -145,12 +145,29 @@ addEventListener('load', () => {
     if (!headline && el.tagName === 'H1') headline = item;
     results.push(item);
   }
+  // Words of letters broken across lines inside a table cell: a column squeezed until
+  // "verdict" reads "ve/rdi/ct". Identifiers and digests may break; words may not.
+  const broken = [];
+  const range = document.createRange();
+  for (const cell of document.querySelectorAll('td, th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.textContent.matchAll(/(?<![\p{L}\p{N}_\/.\-])\p{L}{3,16}(?![\p{L}\p{N}_\/.\-])/gu)) {
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1 && broken.length < 20) broken.push(m[0]);
+      }
+    }
+  }
   const out = document.createElement('pre');
   out.id = 'contrast-probe';
   out.textContent = JSON.stringify({
     checked: results.length,
     headline,
     failures: results.filter((r) => !r.pass),
+    broken,
+    width: { page: document.documentElement.scrollWidth, view: innerWidth },
   });
   document.body.appendChild(out);
 });

@@ -27,6 +27,10 @@ struct Measured {
     checked: usize,
     headline: Value,
     failures: Vec<Value>,
+    /// Words of letters a table cell broke across lines.
+    broken: Vec<Value>,
+    /// (document width, window width) at 1,280 px.
+    width: (u64, u64),
 }
 
 /// A copy of `page` with the probe: a script, so the copy drops the page's CSP.
@@ -59,6 +63,8 @@ fn measure(chromium: &Path, page: &Path) -> Measured {
         checked: v["checked"].as_u64().expect("checked") as usize,
         headline: v["headline"].clone(),
         failures: v["failures"].as_array().cloned().unwrap_or_default(),
+        broken: v["broken"].as_array().cloned().unwrap_or_default(),
+        width: (v["width"]["page"].as_u64().expect("page width"), v["width"]["view"].as_u64().expect("view")),
     }
 }
 
@@ -101,12 +107,16 @@ fn unreadable_text_is_caught() {
     assert_eq!(texts, ["FAILED (exit 1)", "grey on a gradient", "white on yellow"], "{:?}", m.failures);
 }
 
-/// The guide's Quick start 2 command line (`crossverify verify submission.zip …`), as words.
-fn guide_verify_line() -> Vec<String> {
-    let guide = std::fs::read_to_string(support::root().join("docs/guide.md")).expect("guide");
-    let start = guide.find("crossverify verify submission.zip").expect("the guide verifies submission.zip");
+fn guide() -> String {
+    std::fs::read_to_string(support::root().join("docs/guide.md")).expect("guide")
+}
+
+/// The guide's first command line starting with `start`, continuation lines joined, as words.
+pub(crate) fn guide_line(start: &str) -> Vec<String> {
+    let guide = guide();
+    let at = guide.find(start).unwrap_or_else(|| panic!("the guide has no line {start:?}"));
     let mut line = String::new();
-    for l in guide[start..].lines() {
+    for l in guide[at..].lines() {
         let l = l.trim();
         match l.strip_suffix('\\') {
             Some(head) => line.push_str(head),
@@ -117,20 +127,36 @@ fn guide_verify_line() -> Vec<String> {
         }
         line.push(' ');
     }
-    let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+    line.split_whitespace().map(str::to_owned).collect()
+}
+
+/// The guide's Quick start 2 command line (`crossverify verify submission.zip …`), as words.
+pub(crate) fn guide_verify_line() -> Vec<String> {
+    let words = guide_line("crossverify verify submission.zip");
     assert!(words.iter().any(|w| w == "--certificate"), "{words:?}");
     words
 }
 
+/// The guide's example claims file (Quick start 1, step 3).
+fn guide_claims() -> String {
+    let guide = guide();
+    let at = guide.find("# claims.toml").expect("the guide's claims file");
+    guide[at..guide[at..].find("```").map_or(guide.len(), |e| at + e)]
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `words` (`crossverify …`) run in `dir`, with the guide's `--verified-at` kept as written.
-fn run_line(words: &[String], extra: &[&str], dir: &Path) -> Output {
+pub(crate) fn run_line(words: &[String], extra: &[&str], dir: &Path) -> Output {
     assert_eq!(words[0], "crossverify");
     support::crossverify().current_dir(dir).args(&words[1..]).args(extra).output().expect("runs")
 }
 
 /// A journal's working folder: the editor's key and `submission.zip` holding `members`
 /// under `paper-1234/`.
-fn submission(dir: &Path, members: &[(&str, Vec<u8>)]) {
+pub(crate) fn submission(dir: &Path, members: &[(&str, Vec<u8>)]) {
     let key = crossverify_fixtures::signing::TestKey::named("journal-editor");
     std::fs::write(dir.join("editor_ed25519"), key.private_openssh()).expect("key");
     std::fs::write(dir.join("editor_ed25519.pub"), format!("{}\n", key.public_openssh())).expect("key");
@@ -148,7 +174,7 @@ fn paired_case() -> PathBuf {
     support::root().join("test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2")
 }
 
-fn bundle(name: &str) -> (&str, Vec<u8>) {
+pub(crate) fn bundle(name: &str) -> (&str, Vec<u8>) {
     (name, std::fs::read(paired_case().join(name)).expect("bundle"))
 }
 
@@ -193,6 +219,8 @@ fn the_certificate_and_report_of_every_outcome_are_readable() {
         let m = assert_readable(&chromium, &page, &format!("the {outcome} certificate"));
         let word = outcome.to_uppercase();
         assert!(m.headline["text"].as_str().is_some_and(|t| t.starts_with(&word)), "{outcome}: {}", m.headline);
+        assert!(m.broken.is_empty(), "{outcome}: the certificate breaks these words across lines: {:?}", m.broken);
+        assert!(m.width.0 <= m.width.1, "{outcome}: the certificate is {} px wide at {} px", m.width.0, m.width.1);
         let report = artifacts.join(format!("contrast-submission-{outcome}.html"));
         std::fs::copy(tmp.path().join("report.html"), &report).expect("keep the report");
         let m = assert_readable(&chromium, &report, &format!("the {outcome} submission report"));
@@ -200,37 +228,31 @@ fn the_certificate_and_report_of_every_outcome_are_readable() {
     }
 }
 
-/// `crossverify ARGS --output html=PAGE` in `dir`; returns the exit code.
-fn html_run(dir: &Path, args: &[&str], page: &Path) -> i32 {
-    let out = support::crossverify()
-        .current_dir(dir)
-        .args(args)
-        .arg("--output")
-        .arg(format!("html={}", page.display()))
-        .args(["--quiet", "--format", "json"])
-        .output()
-        .expect("runs");
-    let code = out.status.code().expect("exited");
-    assert!(matches!(code, 0 | 1 | 3), "{args:?}: exit {code}: {}", String::from_utf8_lossy(&out.stderr));
-    code
+/// `crossverify ARGS --output html=PAGE` in `dir`, or the guide's `line` with the same
+/// output added; the page is measured and the exit code said.
+fn html_run(chromium: &Path, dir: &Path, name: &str, line: &[String]) -> String {
+    let page = tools::artifacts().join(format!("contrast-{name}.html"));
+    let o = run_line(line, &["--output", &format!("html={}", page.display()), "--quiet"], dir);
+    let code = o.status.code().expect("exited");
+    assert!(matches!(code, 0 | 1 | 3), "{line:?}: exit {code}: {}", String::from_utf8_lossy(&o.stderr));
+    assert_readable(chromium, &page, name);
+    format!("{name}: exit {code}")
+}
+
+fn words(args: &[&str]) -> Vec<String> {
+    std::iter::once("crossverify").chain(args.iter().copied()).map(str::to_owned).collect()
 }
 
 /// The HTML report of every command that verifies or informs, on the inputs the suite holds:
-/// the guide's `ledger` line on the four product ledgers, its `stats` line, `receipt`, `demo`,
-/// `transcript` on the three real CrossExam transcripts, `manifest`, `checks` and `explain`.
-/// Every page's headline and text reach WCAG AA, whatever its outcome; the outcomes met are
-/// listed so a fixture that changes outcome is seen.
+/// the guide's `ledger` and `stats` lines (Quick start 1, with its claims file) on the four
+/// product ledgers, `receipt --admit`, `manifest`, `demo`, `transcript` on the three real
+/// CrossExam transcripts, `checks` and `explain`. Every page's headline and text reach WCAG
+/// AA, whatever its outcome; the outcomes met are left in
+/// `target/test-artifacts/contrast-commands.txt`, and verified and failed must both be among them.
 #[test]
 fn the_html_report_of_every_command_is_readable() {
     let Some(chromium) = tools::require("chromium", tools::chromium()) else { return };
-    let artifacts = tools::artifacts();
     let mut met: Vec<String> = Vec::new();
-    let mut check = |dir: &Path, name: &str, args: &[&str]| {
-        let page = artifacts.join(format!("contrast-{name}.html"));
-        let code = html_run(dir, args, &page);
-        assert_readable(&chromium, &page, name);
-        met.push(format!("{name}: exit {code}"));
-    };
     let base = support::root().join("test-vectors/real/crossaudit/schema2-ledgers");
     let mut cases: Vec<PathBuf> =
         std::fs::read_dir(&base).expect("ledgers").map(|e| e.expect("entry").path()).collect();
@@ -243,29 +265,33 @@ fn the_html_report_of_every_command_is_readable() {
         let audit = if paired { case.join("audit.bundle") } else { case.join("science.bundle") };
         support::clone_bundle(&audit, &tmp.path().join("audit"));
         let name = case.file_name().and_then(|n| n.to_str()).expect("name");
-        // docs/guide.md, Quick start 1, steps 2 and 3.
-        check(tmp.path(), &format!("ledger-{name}"), &["ledger", "--audit", "audit", "--science", "science"]);
-        check(tmp.path(), &format!("stats-{name}"), &["stats", "audit", "--science", "science"]);
+        std::fs::write(tmp.path().join("claims.toml"), guide_claims()).expect("claims");
+        met.push(html_run(
+            &chromium,
+            tmp.path(),
+            &format!("ledger-{name}"),
+            &guide_line("crossverify ledger --audit audit"),
+        ));
+        met.push(html_run(&chromium, tmp.path(), &format!("stats-{name}"), &guide_line("crossverify stats audit")));
         let expected: Value =
             serde_json::from_slice(&std::fs::read(case.join("expected.json")).expect("expected")).expect("JSON");
         let sha = expected["expect_sha"].as_str().expect("sha");
-        let receipt = ["receipt", "--science", "science", "--audit", "audit", "--expect-sha", sha, "--admit"];
-        check(tmp.path(), &format!("receipt-{name}"), &receipt);
-        if name == "paired-multiround-r2" {
-            check(tmp.path(), "manifest", &["manifest", "science", "HEAD"]);
+        let receipt = words(&["receipt", "--science", "science", "--audit", "audit", "--expect-sha", sha, "--admit"]);
+        met.push(html_run(&chromium, tmp.path(), &format!("receipt-{name}"), &receipt));
+        if paired {
+            met.push(html_run(&chromium, tmp.path(), "manifest", &words(&["manifest", "science", "HEAD"])));
         }
     }
     let here = support::root();
-    check(&here, "demo", &["demo"]);
+    met.push(html_run(&chromium, &here, "demo", &words(&["demo"])));
     for t in ["claim-and-concede", "clean-two-seat", "simulated-debate"] {
         let msg = format!("test-vectors/crossexam/real/{t}/_Msg");
-        check(&here, &format!("transcript-{t}"), &["transcript", &msg]);
+        met.push(html_run(&chromium, &here, &format!("transcript-{t}"), &words(&["transcript", &msg])));
     }
-    check(&here, "checks", &["checks"]);
-    check(&here, "explain", &["explain", "CV-A303"]);
-    let outcomes: std::collections::BTreeSet<&str> = met.iter().filter_map(|m| m.rsplit("exit ").next()).collect();
-    assert!(outcomes.contains("0") && outcomes.contains("1"), "outcomes met: {met:?}");
-    std::fs::write(artifacts.join("contrast-commands.txt"), met.join("\n") + "\n").expect("list");
+    met.push(html_run(&chromium, &here, "checks", &words(&["checks"])));
+    met.push(html_run(&chromium, &here, "explain", &words(&["explain", "CV-A303"])));
+    std::fs::write(tools::artifacts().join("contrast-commands.txt"), met.join("\n") + "\n").expect("list");
+    assert!(met.iter().any(|m| m.ends_with("exit 0")) && met.iter().any(|m| m.ends_with("exit 1")), "{met:?}");
 }
 
 /// A report of `verdict` holding every kind of text the page colours: the audit outcome in

@@ -32,6 +32,7 @@ mod attest;
 mod cache;
 mod cache_crash;
 mod cache_default;
+mod certificate;
 mod cli;
 mod conformance;
 mod contrast;
