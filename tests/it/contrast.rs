@@ -196,8 +196,9 @@ fn submissions() -> Vec<(&'static str, Vec<Member>, i32)> {
     ]
 }
 
-/// The certificate of every outcome, from the guide's command line, and the HTML report of the
-/// same run (`--output html=report.html` added). A run that cannot verify (exit 2) writes no
+/// The certificate of every outcome, from the guide's command line, the HTML report of the
+/// same run (`--output html=report.html` added) and that of the guide's `attest --replay` of
+/// its signed summary. A run that cannot verify (exit 2) writes no
 /// certificate, so there is none to read.
 #[test]
 fn the_certificate_and_report_of_every_outcome_are_readable() {
@@ -225,6 +226,15 @@ fn the_certificate_and_report_of_every_outcome_are_readable() {
         std::fs::copy(tmp.path().join("report.html"), &report).expect("keep the report");
         let m = assert_readable(&chromium, &report, &format!("the {outcome} submission report"));
         assert!(m.headline["text"].as_str().is_some_and(|t| t.contains(&word)), "{outcome}: {}", m.headline);
+        // Step 3 of the quick start: anyone checks the signed summary and replays it.
+        let attest = artifacts.join(format!("contrast-attest-{outcome}.html"));
+        let o = run_line(
+            &guide_line("crossverify attest certificate.vsa.json"),
+            &["--output", &format!("html={}", attest.display()), "--quiet"],
+            tmp.path(),
+        );
+        assert_eq!(o.status.code(), Some(0), "{outcome}: attest: {}", String::from_utf8_lossy(&o.stderr));
+        assert_readable(&chromium, &attest, &format!("attest of the {outcome} summary"));
     }
 }
 
@@ -246,7 +256,8 @@ fn words(args: &[&str]) -> Vec<String> {
 /// The HTML report of every command that verifies or informs, on the inputs the suite holds:
 /// the guide's `ledger` and `stats` lines (Quick start 1, with its claims file) on the four
 /// product ledgers, `receipt --admit`, `manifest`, `demo`, `transcript` on the three real
-/// CrossExam transcripts, `checks` and `explain`. Every page's headline and text reach WCAG
+/// CrossExam transcripts, the guide's `conformance run` line (about 90 s), `checks` and
+/// `explain`; `attest` is in the certificate test. Every page's headline and text reach WCAG
 /// AA, whatever its outcome; the outcomes met are left in
 /// `target/test-artifacts/contrast-commands.txt`, and verified and failed must both be among them.
 #[test]
@@ -288,6 +299,11 @@ fn the_html_report_of_every_command_is_readable() {
         let msg = format!("test-vectors/crossexam/real/{t}/_Msg");
         met.push(html_run(&chromium, &here, &format!("transcript-{t}"), &words(&["transcript", &msg])));
     }
+    // docs/guide.md, "Scoring verifiers": the suite named, so the run's files stay in a scratch folder.
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let mut conformance = guide_line("crossverify conformance run --implementation crossverify");
+    conformance.extend(["--suite".into(), here.join("test-vectors/conformance").display().to_string()]);
+    met.push(html_run(&chromium, scratch.path(), "conformance", &conformance));
     met.push(html_run(&chromium, &here, "checks", &words(&["checks"])));
     met.push(html_run(&chromium, &here, "explain", &words(&["explain", "CV-A303"])));
     std::fs::write(tools::artifacts().join("contrast-commands.txt"), met.join("\n") + "\n").expect("list");
