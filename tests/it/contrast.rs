@@ -256,8 +256,9 @@ fn words(args: &[&str]) -> Vec<String> {
 /// The HTML report of every command that verifies or informs, on the inputs the suite holds:
 /// the guide's `ledger` and `stats` lines (Quick start 1, with its claims file) on the four
 /// product ledgers, `receipt --admit`, `manifest`, `demo`, `transcript` on the three real
-/// CrossExam transcripts, the guide's `conformance run` line (about 90 s), `checks` and
-/// `explain`; `attest` is in the certificate test. Every page's headline and text reach WCAG
+/// CrossExam transcripts, Proof-or-Stop `bundle`, `floor` and `stats` on its corpus, the
+/// guide's `conformance run` line (about 90 s), `checks` and `explain`; `attest` is in the
+/// certificate test. Every page's headline and text reach WCAG
 /// AA, whatever its outcome; the outcomes met are left in
 /// `target/test-artifacts/contrast-commands.txt`, and verified and failed must both be among them.
 #[test]
@@ -299,6 +300,20 @@ fn the_html_report_of_every_command_is_readable() {
         let msg = format!("test-vectors/crossexam/real/{t}/_Msg");
         met.push(html_run(&chromium, &here, &format!("transcript-{t}"), &words(&["transcript", &msg])));
     }
+    // Proof-or-Stop: a genuine and a stale bundle, a full and a degraded review floor, and the
+    // floor's lifecycle figures, on the corpus the proof_or_stop tests use.
+    let pos = here.join("test-vectors/proof-or-stop");
+    let live = ["--trust-store", "keys/trust-store.json", "--policy", "config/policy.json"];
+    let live = [&live[..], &["--command-set", "config/command-set.json", "--scope", "config/scope.json"]].concat();
+    for (name, args) in [
+        ("bundle-authentic", &["bundle", "bundles/00-authentic.json", "--repo", "repos/golden.git"][..]),
+        ("bundle-stale", &["bundle", "bundles/02-stale-material-hash.json", "--repo", "repos/golden.git"]),
+        ("floor-full-quorum", &["floor", "floor/full-quorum", "--repo", "repos/golden.git"]),
+        ("floor-degraded", &["floor", "floor/degraded-single-host", "--repo", "repos/golden.git"]),
+    ] {
+        met.push(html_run(&chromium, &pos, name, &words(&[args, &live[..]].concat())));
+    }
+    met.push(html_run(&chromium, &pos, "stats-floor", &words(&["stats", "floor/full-quorum"])));
     // docs/guide.md, "Scoring verifiers": the suite named, so the run's files stay in a scratch folder.
     let scratch = tempfile::tempdir().expect("tempdir");
     let mut conformance = guide_line("crossverify conformance run --implementation crossverify");
