@@ -53,7 +53,7 @@ pub(super) fn render(report: &Report) -> String {
                 title { "crossverify " (report.command) ": " (verdict) } "\n"
                 // Our own stylesheet, verbatim: `<style>` holds raw text, where escaping would
                 // corrupt it rather than protect it.
-                style { "\n" (PreEscaped(STYLE)) } "\n"
+                style { "\n" (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) } "\n"
             } "\n"
             body {
                 "\n"

@@ -15,8 +15,9 @@ mod jsonl;
 mod junit;
 mod markdown;
 mod sarif;
-mod svg;
-mod table;
+// The submission's certificate draws its lifecycle plot and figure values as the HTML report does.
+pub(crate) mod svg;
+pub(crate) mod table;
 mod xml;
 
 use crate::report::{Report, Summary, Tone};

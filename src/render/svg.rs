@@ -28,6 +28,19 @@ const BAR: &str = "#3a6ea5";
 /// (Okabe–Ito, readable by most colour-blind readers).
 const PALETTE: [&str; 7] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"];
 
+/// The stylesheet of the charts' marks, shared by every page that draws them (the HTML report,
+/// the submission's certificate).
+pub(crate) const STYLE: &str = "\
+svg.chart { width: 100%; height: auto; display: block; font-family: system-ui, -apple-system, \"Segoe UI\", Roboto, Arial, \"DejaVu Sans\", sans-serif; }\n\
+svg .tick { font-size: 11px; fill: #5f6b76; }\n\
+svg .axis { font-size: 12px; fill: #3b444c; }\n\
+svg .val { font-size: 11px; fill: #1d2329; font-weight: 600; }\n\
+svg .gap { font-size: 10px; fill: #4a4a4a; font-style: italic; }\n\
+svg .cell { font-size: 12px; fill: #fff; font-weight: 700; }\n\
+svg .cell.dark { fill: #000; }\n\
+svg .cell.nm { font-style: italic; font-weight: 400; }\n\
+svg .legend { font-size: 12px; fill: #1d2329; }\n";
+
 /// The SVG for `c`.
 pub(crate) fn chart(c: &Chart, hints: &Hints) -> Markup {
     match c.chart {
@@ -335,7 +348,9 @@ fn timeline_cell(c: &Chart, p: &Point, x: f64, slot: f64, pid: &str, colors: &mu
     let (text, class) = p.value.map_or(("n/m".to_owned(), "cell nm"), |v| (fmt_num(v), "cell"));
     html! {
         @if let Some(cat) = &p.category {
-            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill=(colors.of(Some(cat))) {
+            @let fill = colors.of(Some(cat));
+            @let class = if dark_text_on(&fill) { format!("{class} dark") } else { class.to_owned() };
+            rect x=(d1(x + gap / 2.0)) y=(TOP) width=(d1(slot - gap)) height=(STRIP_H) fill=(fill) {
                 title { (p.label) ": " (cat) " (" (c.y_label) ": " (value) ")" }
             }
             @if slot >= 16.0 {
@@ -350,6 +365,19 @@ fn timeline_cell(c: &Chart, p: &Point, x: f64, slot: f64, pid: &str, colors: &mu
             }
         }
     }
+}
+
+/// Whether black text reads better than white on `fill` (`#rrggbb`): a cell's label takes the
+/// one with the higher WCAG contrast ratio, so a light palette colour (yellow, sky blue) does
+/// not carry white text.
+fn dark_text_on(fill: &str) -> bool {
+    let hex = fill.trim_start_matches('#');
+    let channel = |i: usize| {
+        let c = hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).map_or(0.0, |v| f64::from(v) / 255.0);
+        if c <= 0.039_28 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    let l = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+    (l + 0.05) / 0.05 > 1.05 / (l + 0.05)
 }
 
 /// On a dense axis, what the numbers under it are.
@@ -478,6 +506,17 @@ mod tests {
         let w = svg.split("width=\"").nth(2).and_then(|s| s.split('"').next()).and_then(|s| s.parse::<f64>().ok());
         let plot = W - LEFT - RIGHT;
         assert!(w.is_some_and(|w| w < plot / 5.0), "bar width {w:?} of a {plot} px plot");
+    }
+
+    #[test]
+    fn cell_labels_take_the_ink_that_reads_on_their_colour() {
+        // White reads on the tones' colours and the dark palette blue; black on the light ones.
+        for fill in ["#1a7f37", "#c62828", "#0072b2", "#3a6ea5"] {
+            assert!(!dark_text_on(fill), "{fill}");
+        }
+        for fill in ["#b7791f", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442"] {
+            assert!(dark_text_on(fill), "{fill}");
+        }
     }
 
     #[test]

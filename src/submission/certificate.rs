@@ -10,7 +10,9 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use crate::report::{Outcome, Report, Verdict};
+use crate::render::svg;
+use crate::render::table::{NOT_MEASURED, scalar};
+use crate::report::{Outcome, Report, Table, Verdict, View};
 
 /// Nothing may load; inline styles only.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -19,9 +21,11 @@ const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;ma
 header{margin:20px 0;padding:18px 24px;border-radius:8px;color:#fff}\
 header.verified{background:#1a7f37}header.failed{background:#b42318}header.inconclusive{background:#9a6100}\
 h1{margin:0;font-size:1.9rem}table{border-collapse:collapse;width:100%;margin:8px 0 20px}\
-th,td{border:1px solid #d9dee3;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+th,td{border:1px solid #d9dee3;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}\
+td code{overflow-wrap:anywhere}table.figures tbody th{width:30%;font-weight:600}.nm,.note,figcaption{color:#5f6b76}.nm{font-style:italic}\
+figure{margin:8px 0 20px}figcaption{font-size:.88em}\
 th{background:#f5f7f9}code{font-family:ui-monospace,monospace;font-size:.88em}\
-.passed{color:#1a7f37}.failed{color:#b42318}.cantTell,.untested{color:#9a6100}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{font-weight:600}";
+td.passed{color:#1a7f37}td.failed{color:#b42318}td.cantTell,td.untested{color:#9a6100}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{font-weight:600}";
 
 /// Most results listed in "Checks that did not pass".
 const MAX_LISTED: usize = 500;
@@ -42,7 +46,7 @@ pub fn render(report: &Report) -> Vec<u8> {
                 meta http-equiv="Content-Security-Policy" content=(CSP);
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { "Verification certificate: " (word) }
-                style { (PreEscaped(STYLE)) }
+                style { (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) }
             }
             body {
                 header class=(report.outcome.as_str()) {
@@ -144,41 +148,84 @@ fn audit_text(v: Option<&Value>) -> String {
     format!("{}: {}{decision}", text(a.get("basis")), parts.join(", "))
 }
 
-/// A figure object's scalar values, nested ones by their path (`/closure_lag/median`).
-fn flat(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+/// The view `id` of `record`, as the submission's report holds it (`<record>/<id>`).
+fn record_view<'a>(report: &'a Report, record: &str, id: &str) -> Option<&'a View> {
+    let want = format!("{record}/{id}");
+    report.views.iter().find(|v| match v {
+        View::Table(t) => t.id == want,
+        View::Chart(c) => c.id == want,
+    })
+}
+
+/// A figure's value for people: "not measured" for a figure the records cannot support, never
+/// a zero; numbers as the HTML report prints them.
+fn value(v: &Value) -> Markup {
     match v {
-        Value::Object(m) => {
-            for (k, v) in m {
-                flat(&format!("{prefix}/{k}"), v, out);
-            }
-        }
-        Value::Array(_) => {}
-        other => out.push((prefix.to_owned(), text(Some(other)))),
+        Value::Null => html! { span class="nm" { (NOT_MEASURED) } },
+        other => html! { (scalar(other)) },
     }
 }
 
-/// Each record's scalar figures.
+/// Each record's lifecycle figures under the names the HTML report and the Markdown give them
+/// (the record's `figures` view: figure, value, why a figure is not measured), then the
+/// closure-lag plot the HTML report draws. A record without that view lists its top-level
+/// figures by their `stats` keys.
 fn figures(report: &Report) -> Markup {
-    let each: Vec<(&String, Vec<(String, String)>)> = report
-        .stats
-        .iter()
-        .map(|(record, stats)| {
-            let mut rows = Vec::new();
-            flat("", stats, &mut rows);
-            (record, rows)
-        })
-        .collect();
     html! {
         section id="figures" {
             h2 { "Lifecycle figures" }
-            @if each.is_empty() { p { "No record of the submission gives lifecycle figures." } }
-            @for (record, rows) in &each {
+            @if report.stats.is_empty() { p { "No record of the submission gives lifecycle figures." } }
+            @for (record, stats) in &report.stats {
                 h3 { code { (record) } }
-                table {
-                    tr { th { "figure" } th { "value" } }
-                    @for (k, v) in rows.iter().take(200) { tr { td { code { (k) } } td { (v) } } }
+                @if let Some(View::Table(t)) = record_view(report, record, "figures") {
+                    (named_figures(t))
+                } @else {
+                    (keyed_figures(stats))
+                }
+                @if let Some(View::Chart(c)) = record_view(report, record, "closure-lag") {
+                    @let title = c.title.strip_prefix(&format!("{record}: ")).unwrap_or(&c.title);
+                    figure {
+                        (svg::chart(c, &report.hints))
+                        figcaption { b { (title) } @if let Some(note) = &c.note { ". " (note) } }
+                    }
                 }
             }
+            @if !report.stats.is_empty() {
+                p class="note" { "A figure the records cannot support is shown as " em { (NOT_MEASURED) }
+                    " with the reason, never as 0; the JSON report holds every figure under " code { "stats" } "." }
+            }
+        }
+    }
+}
+
+/// The named figures table: its first column names the figure, the others are shown as they are.
+fn named_figures(t: &Table) -> Markup {
+    html! {
+        table class="figures" {
+            thead { tr { @for c in &t.columns { th scope="col" { (c) } } } }
+            tbody {
+                @for row in &t.rows {
+                    tr {
+                        @for (i, cell) in row.iter().enumerate() {
+                            @if i == 0 { th scope="row" { (scalar(cell)) } } @else { td { (value(cell)) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A record's top-level scalar figures by their keys, when it has no named table.
+fn keyed_figures(stats: &Value) -> Markup {
+    let rows: Vec<(&String, &Value)> = stats
+        .as_object()
+        .map(|m| m.iter().filter(|(_, v)| !v.is_object() && !v.is_array()).collect())
+        .unwrap_or_default();
+    html! {
+        table class="figures" {
+            thead { tr { th scope="col" { "figure" } th scope="col" { "value" } } }
+            tbody { @for (k, v) in rows { tr { th scope="row" { code { (k) } } td { (value(v)) } } } }
         }
     }
 }
@@ -237,5 +284,105 @@ fn verifier(report: &Report) -> Markup {
             p { "This page is self-contained: it loads nothing and runs no script. Its SHA-256 is the subject of the \
                  signed verification summary written beside it (SLSA VSA v1)." }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::{Chart, ChartKind, Point};
+
+    /// A submission report whose one record has a hostile name and hostile figure values.
+    fn hostile() -> Report {
+        let record = "paper/<script>alert(1)</script>.bundle";
+        let mut report = Report::new("submission");
+        report.stats.insert(
+            record.into(),
+            json!({"closed": 2, "closed_by_fix_commit": null, "finding_class": {"null": 5}, "cycles": 0}),
+        );
+        report.views.push(View::Table(Table {
+            id: format!("{record}/figures"),
+            title: format!("{record}: Headline figures"),
+            columns: ["figure", "value", "note"].map(String::from).to_vec(),
+            rows: vec![
+                vec![json!("cycles"), json!(0), json!("")],
+                vec![json!("verified closed"), json!(2), json!("<img src=http://x/a.png>")],
+                vec![json!("named by a fix commit"), Value::Null, json!("needs the science repository's log")],
+            ],
+            note: None,
+            csv: false,
+        }));
+        report.views.push(View::Chart(Chart {
+            id: format!("{record}/closure-lag"),
+            title: format!("{record}: Closure lag"),
+            chart: ChartKind::Histogram,
+            y_label: "findings".into(),
+            x_label: "positions".into(),
+            category_label: String::new(),
+            points: vec![
+                Point { label: "1".into(), value: Some(2.0), category: None },
+                Point { label: "<b>2</b>".into(), value: None, category: None },
+            ],
+            note: Some("open findings are excluded".into()),
+        }));
+        report
+    }
+
+    fn figures_section(page: &str) -> &str {
+        let start = page.find("<section id=\"figures\">").expect("figures section");
+        &page[start..start + page[start..].find("</section>").expect("section closes")]
+    }
+
+    #[test]
+    fn the_lifecycle_section_names_each_figure_and_draws_the_plot() {
+        let page = String::from_utf8(render(&hostile())).expect("UTF-8");
+        let figures = figures_section(&page);
+        assert!(figures.contains("<tr><th scope=\"row\">verified closed</th><td>2</td>"), "{figures}");
+        // A measured zero is 0; a figure the records cannot support is never one.
+        assert!(figures.contains("<tr><th scope=\"row\">cycles</th><td>0</td>"), "{figures}");
+        assert!(
+            figures.contains(
+                "<tr><th scope=\"row\">named by a fix commit</th><td><span class=\"nm\">not measured</span></td>\
+                 <td>needs the science repository&#39;s log</td></tr>"
+            ) || figures.contains(
+                "<tr><th scope=\"row\">named by a fix commit</th><td><span class=\"nm\">not measured</span></td>\
+                 <td>needs the science repository's log</td></tr>"
+            ),
+            "{figures}"
+        );
+        assert!(!figures.contains("/finding_class/null"), "no JSON pointer dump: {figures}");
+        assert_eq!(figures.matches("<svg class=\"chart\"").count(), 1, "the closure-lag plot: {figures}");
+        assert!(
+            figures.contains("<figcaption><b>Closure lag</b>. open findings are excluded</figcaption>"),
+            "{figures}"
+        );
+    }
+
+    #[test]
+    fn what_the_submission_names_is_escaped_and_nothing_loads() {
+        let page = String::from_utf8(render(&hostile())).expect("UTF-8");
+        assert!(!page.contains("<script"), "no script");
+        assert!(!page.contains("<img"), "no image");
+        assert!(!page.contains("<b>2</b>"), "chart labels are escaped");
+        assert!(page.contains("paper/&lt;script&gt;alert(1)&lt;/script&gt;.bundle"));
+        assert!(page.contains(CSP));
+        // Every attribute maud writes is double-quoted, and a quote in the submission's text is
+        // escaped, so an attribute naming a place to load from would read `src="` or `href="`.
+        for attribute in ["src=\"", "href=\"", "url(http"] {
+            assert!(!page.contains(attribute), "{attribute}: a reference outside the page");
+        }
+    }
+
+    #[test]
+    fn a_record_without_named_figures_lists_its_figures_by_key() {
+        let mut report = hostile();
+        report.views.clear();
+        let page = String::from_utf8(render(&report)).expect("UTF-8");
+        let figures = figures_section(&page);
+        assert!(figures.contains("<th scope=\"row\"><code>closed_by_fix_commit</code></th><td><span class=\"nm\">not measured</span></td>"), "{figures}");
+        assert!(!figures.contains("finding_class"), "nested objects stay in the JSON report: {figures}");
+        assert!(!figures.contains("<svg"), "no plot without the view");
     }
 }
