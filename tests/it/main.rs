@@ -46,6 +46,7 @@ mod formats;
 mod fuzz_corpus;
 mod gate;
 mod html_chromium;
+mod install_docs;
 mod intake;
 mod manifest_cli;
 mod oracle;
