@@ -171,10 +171,10 @@ fn refs(line: &str) -> Vec<String> {
         if let Some((_, r)) = w.split_once("crossverify/crossverify@") {
             out.push(ref_name(r));
         }
-        if matches!(w, "rev:" | "--tag" | "--rev" | "--branch") {
-            if let Some(r) = words.get(i + 1) {
-                out.push(ref_name(r.trim_start_matches(['`', '"'])));
-            }
+        if matches!(w, "rev:" | "--tag" | "--rev" | "--branch")
+            && let Some(r) = words.get(i + 1)
+        {
+            out.push(ref_name(r.trim_start_matches(['`', '"'])));
         }
     }
     out
