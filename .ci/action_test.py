@@ -1,14 +1,18 @@
 """Runs the shell steps of action.yml as a GitHub runner would, on fixture ledgers.
 
 actionlint and the schema check say the action is well formed; this says it does what
-docs/integrations.md promises: it installs crossverify-cli (here from the wheel .ci/packages built,
-through PIP_NO_INDEX/PIP_FIND_LINKS), runs `crossverify verify` with the inputs given, writes the
-summary, names the SARIF file for the upload step, and fails the job by the exit-code contract.
-The `uses:` step (the SARIF upload) is not run: the test checks that it would be, and with a
-SARIF file. Expressions are resolved by this script, which knows only `inputs.NAME`,
-`steps.ID.outputs.NAME`, `always()`, `&&`, `==` and `!=`: anything else in action.yml fails the
-test, which keeps every value reaching a script through `env:` (no `${{ }}` inside `run:`, where it
-would be a script injection). Each run script is also given to shellcheck.
+docs/integrations.md promises: it builds crossverify from its own checkout (GITHUB_ACTION_PATH
+is this repository; the release build `cargo install --locked --path` makes, which reuses
+.ci/run's release demo build), hands the cache step its key and directory and builds nothing on
+a cache hit, takes a given binary instead, runs `crossverify verify` with the inputs given,
+writes the summary, names the SARIF file for the upload step, and fails the job by the
+exit-code contract. The `uses:` steps (the cache, the SARIF upload) are not run: the test checks
+that they would be, and with what; a cache hit is played by leaving the build directory in
+place and answering `cache-hit: true`. Expressions are resolved by this script, which knows
+only `inputs.NAME`, `steps.ID.outputs.NAME`, `always()`, `&&`, `==` and `!=`: anything else in
+action.yml fails the test, which keeps every value reaching a script through `env:` (no `${{ }}`
+inside `run:`, where it would be a script injection). Each run script is also given to
+shellcheck.
 
 usage: action_test.py ROOT WORK GENUINE_REPO TAMPERED_REPO PAIRED_DIR
 """
@@ -16,6 +20,7 @@ usage: action_test.py ROOT WORK GENUINE_REPO TAMPERED_REPO PAIRED_DIR
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,11 +64,10 @@ def condition(expr, inputs, outputs):
     return result
 
 
-def run_action(given, temp, workspace, env_extra, installed=None):
+def run_action(given, temp, workspace, env_extra=None, cache_hit=False):
     """Runs the steps with the inputs `given` over the defaults; returns (outputs, ran, codes,
     summary): each step's outputs, the `uses:` steps that would run with their `with:`, each
-    run step's exit code, and the job summary written. `installed`: the install step's outputs
-    of an earlier run, used instead of running it again (a minute of pip for the same wheel)."""
+    run step's exit code, and the job summary written. `cache_hit`: what actions/cache answers."""
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     unknown = set(given) - set(inputs)
     assert not unknown, f"inputs not in action.yml: {unknown}"
@@ -74,17 +78,16 @@ def run_action(given, temp, workspace, env_extra, installed=None):
     failed = False
     for i, step in enumerate(STEPS):
         sid = step.get("id", f"step{i}")
-        # A step without `if:` runs only while every step before it succeeded (success()).
-        if "if" in step:
-            if not condition(step["if"], inputs, outputs):
-                continue
-        elif failed:
+        # An `if:` without a status function, like no `if:`, holds only while every step before
+        # it succeeded (an implied success() &&).
+        if failed and "always()" not in step.get("if", ""):
             continue
-        if sid == "install" and installed is not None:
-            outputs[sid], codes[sid] = installed, 0
+        if "if" in step and not condition(step["if"], inputs, outputs):
             continue
         if "uses" in step:
             ran.append((step["uses"], {k: substitute(v, inputs, outputs) for k, v in step.get("with", {}).items()}))
+            if step["uses"].startswith("actions/cache@"):
+                outputs[sid] = {"cache-hit": "true" if cache_hit else "false"}
             continue
         assert "${{" not in step["run"], f"step {sid}: an expression inside run: (pass it through env:)"
         output_file = os.path.join(temp, f"output-{sid}")
@@ -92,7 +95,7 @@ def run_action(given, temp, workspace, env_extra, installed=None):
         env = dict(os.environ, **(env_extra or {}))
         env.update({k: substitute(v, inputs, outputs) for k, v in step.get("env", {}).items()})
         env.update(RUNNER_TEMP=temp, GITHUB_OUTPUT=output_file, GITHUB_STEP_SUMMARY=summary,
-                   GITHUB_WORKSPACE=workspace)
+                   GITHUB_WORKSPACE=workspace, GITHUB_ACTION_PATH=ROOT, RUNNER_OS="Linux", RUNNER_ARCH="X64")
         script = os.path.join(temp, f"{sid}.sh")
         with open(script, "w") as f:
             f.write(step["run"])
@@ -140,31 +143,60 @@ def main():
     shellcheck()
     temp = os.path.join(WORK, "runner-temp")
     os.makedirs(temp, exist_ok=True)
-    # The install step, as the action's users get it: the crossverify-cli wheel at the version
-    # asked for; PIP_NO_INDEX keeps pip to the wheel built here.
-    pip_env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": os.path.join(ROOT, "target", "dist")}
-    version = subprocess.run([os.path.join(ROOT, "target/dist/venv/bin/crossverify"), "--version"],
-                             capture_output=True, text=True, check=True).stdout.split()[-1]
+    build = os.path.join(temp, "crossverify-build")
+    shutil.rmtree(build, ignore_errors=True)
+    version = subprocess.run(["cargo", "metadata", "--no-deps", "--format-version", "1"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    version = next(p["version"] for p in json.loads(version)["packages"] if p["name"] == "crossverify")
 
-    out, ran, codes, summary = run_action({"path": ".", "version": version, "args": "--threads 2"},
-                                          temp, GENUINE, pip_env)
+    # A cold cache: the action builds crossverify from its checkout (this repository).
+    out, ran, codes, summary = run_action({"path": ".", "args": "--threads 2"}, temp, GENUINE)
     log = out.get("install", {}).get("__log", "") + out.get("verify", {}).get("__log", "")
-    check("install from the wheel", codes.get("install") == 0 and f"crossverify {version}" in log, log)
+    caches = [w for uses, w in ran if uses.startswith("actions/cache@")]
+    key = out.get("source", {}).get("key", "")
+    check("the cache step is given the build directory and a key naming the runner, toolchain and sources",
+          caches == [{"path": build, "key": key}] and re.fullmatch(r"crossverify-Linux-X64-[0-9a-f]{16}-[0-9a-f]{8}-[0-9a-f]{40}", key),
+          repr((caches, key)))
+    check("a cache miss: built from the action's checkout with cargo install",
+          codes.get("install") == 0 and "Installing crossverify" in log and f"crossverify {version}" in log
+          and out["install"].get("bin") == os.path.join(build, "bin", "crossverify"), log)
     v = out.get("verify", {})
     check("a genuine ledger: exit-code 0, outcome verified",
           (v.get("exit-code"), v.get("outcome")) == ("0", "verified"), log)
     check("a genuine ledger: the summary says VERIFIED", "VERIFIED" in summary, summary)
     check("a genuine ledger: SARIF uploaded", sarif_named(ran) is True, repr(ran))
-    check("a genuine ledger: the job passes", list(codes.values()) == [0, 0, 0], repr(codes))
+    check("a genuine ledger: the job passes", set(codes.values()) == {0}, repr(codes))
     check("the report outputs name files", all(os.path.isfile(v.get(k, "")) for k in ("report", "markdown", "sarif")),
           repr(v))
 
-    installed = out["install"]
-
     def again(given, workspace):
-        return run_action(given, temp, workspace, pip_env, installed)
+        """A later run of the same action: the cache restores the build directory."""
+        return run_action(given, temp, workspace, cache_hit=True)
 
-    out, ran, codes, summary = again({"path": ".", "version": version}, TAMPERED)
+    out, ran, codes, summary = again({"path": ".", "features": "sigstore"}, GENUINE)
+    check("another feature set is another cache key",
+          out.get("source", {}).get("key", "") not in ("", key), repr(out.get("source")))
+    out, ran, codes, summary = again({"path": "."}, GENUINE)
+    log = out.get("install", {}).get("__log", "")
+    check("a cache hit: the same key, nothing built",
+          out.get("source", {}).get("key") == key and codes.get("install") == 0
+          and "restored from the cache" in log and "Installing" not in log, log)
+
+    given_bin = os.path.join(build, "bin", "crossverify")
+    out, ran, codes, summary = run_action({"path": ".", "binary": given_bin}, temp, GENUINE)
+    check("a given binary: no key, no cache, no build, and it verifies",
+          "source" not in out and not any(u.startswith("actions/cache@") for u, _ in ran)
+          and out.get("install", {}).get("bin") == given_bin and out.get("verify", {}).get("exit-code") == "0",
+          repr((codes, ran, out.get("install"))))
+
+    # A runner without Rust: the job stops at once and says what to do.
+    no_cargo = {"PATH": "/usr/bin:/bin"}
+    out, ran, codes, summary = run_action({"path": "."}, temp, GENUINE, no_cargo)
+    log = out.get("source", {}).get("__log", "")
+    check("no cargo on the runner: exit 2, nothing else runs, the error names the binary input",
+          codes == {"source": 2} and "no cargo on this runner" in log and "input binary" in log, repr(codes) + log)
+
+    out, ran, codes, summary = again({"path": "."}, TAMPERED)
     v = out.get("verify", {})
     check("a rewritten verdict: exit-code 1, outcome failed",
           (v.get("exit-code"), v.get("outcome")) == ("1", "failed"), v.get("__log", ""))
@@ -172,14 +204,14 @@ def main():
     check("a rewritten verdict: SARIF still uploaded", sarif_named(ran) is True, repr(ran))
     check("a rewritten verdict: the job fails (exit 1)", codes.get("decide") == 1, repr(codes))
 
-    out, ran, codes, summary = again({"path": "audit", "science": "science", "version": version}, PAIRED)
+    out, ran, codes, summary = again({"path": "audit", "science": "science"}, PAIRED)
     v = out.get("verify", {})
     check("a paired ledger (science input): verified", v.get("exit-code") == "0", v.get("__log", ""))
 
-    out, ran, codes, summary = again({"path": "no-such-ledger", "version": version}, GENUINE)
+    out, ran, codes, summary = again({"path": "no-such-ledger"}, GENUINE)
     v = out.get("verify", {})
     check("a missing path: outcome could-not-run, no upload",
-          (v.get("exit-code"), v.get("outcome"), ran) == ("2", "could-not-run", []), repr((v, ran)))
+          (v.get("exit-code"), v.get("outcome")) == ("2", "could-not-run") and sarif_named(ran) is None, repr((v, ran)))
     check("a missing path: the job fails (exit 2) and the summary says why",
           codes.get("decide") == 2 and "could not run" in summary, repr(codes) + summary)
 

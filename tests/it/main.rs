@@ -50,6 +50,7 @@ mod formats;
 mod fuzz_corpus;
 mod gate;
 mod html_chromium;
+mod install_docs;
 mod intake;
 mod manifest_cli;
 mod newcomer;
