@@ -16,6 +16,20 @@ impl Repo {
     /// # Errors
     /// A missing commit (with the unshallow hint on shallow clones).
     pub fn history(&self, tip: ObjectId) -> Result<Vec<Commit>> {
+        self.commits_from(tip, false)
+    }
+
+    /// [`Repo::history`] with each message cut to its subject line: a log read for subjects
+    /// keeps a few bytes a commit, whatever the authors wrote below them (a hundred messages of
+    /// 4 MiB held 504 MB).
+    ///
+    /// # Errors
+    /// As [`Repo::history`].
+    pub fn history_subjects(&self, tip: ObjectId) -> Result<Vec<Commit>> {
+        self.commits_from(tip, true)
+    }
+
+    fn commits_from(&self, tip: ObjectId, subjects: bool) -> Result<Vec<Commit>> {
         let mut commits: Vec<Commit> = Vec::new();
         let mut at: Commits<usize> = Commits::default();
         let mut stack = vec![tip];
@@ -25,6 +39,11 @@ impl Repo {
                 continue;
             }
             let mut c = self.commit(id)?;
+            if subjects {
+                let end = c.message.find('\n').map_or(c.message.len(), |i| i + 1);
+                c.message.truncate(end);
+                c.message.shrink_to_fit();
+            }
             if grafted.contains(&id) {
                 // git treats a grafted commit as a root; so do we, and callers that need the
                 // whole history check `require_full_history` first.

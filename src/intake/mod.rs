@@ -16,4 +16,4 @@ pub mod tree;
 
 pub use archive::{Budget, Kind, Limits, Unpacked, clean_name, kind_of, kind_of_bytes, unpack, unpack_from};
 pub use receive::{Intake, Received, RepoIn, receive, sha256_of};
-pub use refusal::{Cap, Refusal, RefusalKind};
+pub use refusal::{Cap, Refusal, RefusalKind, bundle_word};

@@ -223,7 +223,8 @@ pub enum RefusalKind {
     /// An incremental bundle (it needs commits it does not hold).
     #[error(
         "an incremental bundle (it needs commits it does not hold): git says {said}; in the repository's clone run \
-         `git bundle create {stem}.bundle --all` to bundle its whole history"
+         `git bundle create {} --all` to bundle its whole history",
+        bundle_word(.stem)
     )]
     IncrementalBundle {
         /// What git said.
@@ -247,7 +248,7 @@ pub enum RefusalKind {
         "holds files but no git repository (a working-tree archive without `.git`, such as a release download), so it \
          cannot be verified from git objects; ask the authors for a bundle of each repository with its whole history: \
          {}",
-        .0.iter().map(|t| format!("in the clone of {t}: `git bundle create {t}.bundle --all`")).collect::<Vec<_>>().join("; ")
+        .0.iter().map(|t| format!("in the clone of {t}: `git bundle create {} --all`", bundle_word(t))).collect::<Vec<_>>().join("; ")
     )]
     NoHistory(Vec<String>),
     /// The run was cancelled.
@@ -275,9 +276,10 @@ fn incomplete_words(why: Incomplete, stem: &str) -> String {
         Incomplete::GitFile => "in the repository the `.git` file names,",
     };
     format!(
-        "{}, so its records cannot be verified from git objects; {fix} `git bundle create {stem}.bundle --all` and submit \
+        "{}, so its records cannot be verified from git objects; {fix} `git bundle create {} --all` and submit \
          the bundle",
-        why.as_str()
+        why.as_str(),
+        bundle_word(stem)
     )
 }
 
@@ -301,5 +303,19 @@ impl Incomplete {
             Incomplete::Partial => "a partial clone (objects were left on the remote it was cloned from)",
             Incomplete::GitFile => "a linked work tree or submodule (`.git` is a file naming a directory elsewhere)",
         }
+    }
+}
+
+/// `NAME.bundle` as one shell word: a name is the authors', and a suggested command is pasted
+/// into a shell, so anything but letters, digits and `._-` is single-quoted, and a leading `-`
+/// is kept from reading as an option.
+#[must_use]
+pub fn bundle_word(stem: &str) -> String {
+    let word = format!("{stem}.bundle");
+    let plain = word.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    match (plain, word.starts_with('-')) {
+        (true, false) => word,
+        (true, true) => format!("./{word}"),
+        (false, dash) => format!("'{}{}'", if dash { "./" } else { "" }, word.replace('\'', "'\\''")),
     }
 }

@@ -81,15 +81,32 @@ fn is_documentation(name: &str) -> bool {
 /// folder beside its science clone), for the message that names it.
 #[must_use]
 pub fn trees_beside(found: &Found) -> Vec<PathBuf> {
-    let repos: Vec<&Path> = found.repos.iter().map(|r| r.path.as_path()).collect();
+    use std::collections::BTreeSet;
+    // Every repository and every directory above one: a directory among them holds a
+    // repository and is no lost work tree. Built once, so that the cost follows the number of
+    // repositories and their depth, not its square (a thousand empty repositories took 50 s).
+    let mut holding: BTreeSet<&Path> = BTreeSet::new();
+    for r in &found.repos {
+        holding.extend(r.path.ancestors());
+    }
+    // Only beside repositories at the top of the tree: a folder inside another repository's
+    // work tree is part of that repository.
+    let repos: BTreeSet<&Path> = found.repos.iter().map(|r| r.path.as_path()).collect();
+    let top = found.repos.iter().filter(|r| r.rel != "." && !r.path.ancestors().skip(1).any(|a| repos.contains(a)));
+    let parents: BTreeSet<&Path> = top.filter_map(|r| r.path.parent()).collect();
     let mut out = Vec::new();
-    for r in found.repos.iter().filter(|r| r.rel != ".") {
-        let Some(Ok(read)) = r.path.parent().map(std::fs::read_dir) else { continue };
+    for parent in parents {
+        let Ok(read) = std::fs::read_dir(parent) else { continue };
         for e in read.filter_map(Result::ok) {
             let p = e.path();
-            // A symlink is not followed: the file type is the entry's own.
+            let name = e.file_name();
+            // Dot-directories (`.idea`, `.vscode`) and an archiver's `__MACOSX` are no
+            // repositories; a symlink is not followed: the file type is the entry's own.
+            if name.as_encoded_bytes().starts_with(b".") || name == "__MACOSX" {
+                continue;
+            }
             if e.file_type().is_ok_and(|t| t.is_dir())
-                && !repos.iter().any(|x| x.starts_with(&p))
+                && !holding.contains(p.as_path())
                 && std::fs::read_dir(&p).is_ok_and(|mut d| d.next().is_some())
             {
                 out.push(p);
@@ -97,7 +114,6 @@ pub fn trees_beside(found: &Found) -> Vec<PathBuf> {
         }
     }
     out.sort();
-    out.dedup();
     out
 }
 
@@ -109,8 +125,16 @@ pub fn shown_name(name: &std::ffi::OsStr) -> String {
         use std::os::unix::ffi::OsStrExt as _;
         let mut out = String::new();
         for chunk in name.as_bytes().utf8_chunks() {
-            // A backslash is doubled, so the text `\xff` and the byte 0xff never read alike.
-            out.push_str(&chunk.valid().replace('\\', "\\\\"));
+            // A backslash is doubled, so the text `\xff` and the byte 0xff never read alike; a
+            // control character is escaped too, so that no name moves the terminal's cursor or
+            // ends a one-line message.
+            for c in chunk.valid().chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+                    c => out.push(c),
+                }
+            }
             for b in chunk.invalid() {
                 out.push_str(&format!("\\x{b:02x}"));
             }

@@ -133,19 +133,17 @@ pub static RECORDS_UNAUTHENTICATED: Check = Check {
     family: &FAMILY,
     group: None,
     summary: "The records the figures come from carry evidence that this report checks",
-    what: "Says whether anything binds the records the figures are computed from to what they describe. A \
-           ledger's own records carry evidence: receipts re-bound to the audited commits, read from git objects \
-           as `crossverify ledger` reads them, or a deployed ledger's cycle files, whose consistency and binding \
-           this report's CV-A checks decide; the figures then come from records this report checked, and the \
-           result is `passed`. Mined records (`cycles.jsonl`) and analysis records (`cycles-b.json`) are \
-           extracts: a line of JSON per cycle, with no receipt, manifest, signature or history, so a line with \
-           an invented commit and a `PASS` reads as well as a genuine one. They are `cantTell`: the figures are \
-           recomputed, and claims and published summaries compared with them, but nothing in the records was \
-           verified, and the run is inconclusive rather than verified.",
-    why: "`crossverify verify` on a file of mined records used to say VERIFIED, exit 0, for a record anyone \
-          could type. A verifier's verdict says what was verified; figures recomputed from unauthenticated \
-          records are arithmetic, and the ledger they were mined from is what can be verified.",
-    example: "CV-S006 cantTell cycles.jsonl: mined ledger records (cycles.jsonl) carry no receipt, manifest or signature: nothing binds their decisions to the commits they name, so nothing in them was verified; verify the ledger they were mined from (`crossverify ledger --audit LEDGER`)",
+    what: "Says whether anything binds the records the figures are computed from to what they describe. Each \
+           protocol's statistics adapter says so for every input it reads (the spec lists them): records read \
+           from the protocol's own verifiable form and verified in the same run are `passed` (or `failed` or \
+           `cantTell`, as that verification decided); records that are extracts, lines of JSON with no \
+           signature, digest or history behind them, are `cantTell`: a line naming an invented commit with a \
+           favourable decision reads as well as a genuine one. The figures are still computed, and claims and \
+           published summaries still compared with them, but the run is inconclusive rather than verified.",
+    why: "`crossverify verify` on a file of extracted records said VERIFIED, exit 0, for a record anyone could \
+          type. A verifier's verdict says what was verified; figures recomputed from unauthenticated records are \
+          arithmetic, and what the records were extracted from is what can be verified.",
+    example: "CV-S006 cantTell records.jsonl: the records carry no signature, digest or history: nothing binds their decisions to the commits they name, so nothing in them was verified",
     spec: "[specs/stats.md#cv-s006](../../specs/stats.md#cv-s006)",
 };
 

@@ -22,7 +22,7 @@ pub fn read(path: &Path, rev: Option<&str>, rule: Option<FixRule>) -> Result<Res
     if let Err(e) = repo.require_full_history() {
         return Ok(Err(format!("the science log is incomplete: {e}")));
     }
-    let history = match repo.history(tip) {
+    let history = match repo.history_subjects(tip) {
         Ok(h) => h,
         Err(e) if e.is_evidence_gap() => return Ok(Err(format!("the science log is incomplete: {e}"))),
         Err(e) => return Err(e),

@@ -33,7 +33,7 @@ fn beside_words(beside: &[String]) -> String {
         .iter()
         .map(|b| {
             let stem = b.rsplit('/').next().unwrap_or(b);
-            format!("in the clone of {stem}: `git bundle create {stem}.bundle --all`")
+            format!("in the clone of {stem}: `git bundle create {} --all`", crate::intake::bundle_word(stem))
         })
         .collect();
     format!(

@@ -106,7 +106,8 @@ pub fn is_submission(inputs: &[PathBuf]) -> bool {
             let found = crate::intake::tree::search(one, Limits::default().max_depth);
             !found.repos.is_empty() || !found.packed.is_empty()
         }
-        [one] => crate::intake::kind_of(one).is_ok_and(|k| k.is_some()),
+        // Only a regular file is sniffed: reading a FIFO would wait for a writer forever.
+        [one] => one.metadata().is_ok_and(|m| m.is_file()) && crate::intake::kind_of(one).is_ok_and(|k| k.is_some()),
         _ => true,
     }
 }

@@ -118,7 +118,15 @@ pub fn sole_record_below(path: &Path) -> Option<PathBuf> {
         return None;
     }
     let found = crate::intake::tree::search(path, crate::intake::Limits::default().max_depth);
-    if !found.packed.is_empty() || found.repos.iter().any(|r| r.rel != ".") {
+    // Anything the sole record's command would not read keeps the refusal: a bundle or archive,
+    // a nested repository, a claims file or trust store, a symlink (it may lead to a record
+    // outside), or a level too deep to have been searched.
+    if !found.packed.is_empty()
+        || found.repos.iter().any(|r| r.rel != ".")
+        || !found.named.is_empty()
+        || !found.links.is_empty()
+        || found.too_deep.is_some()
+    {
         return None;
     }
     let repos: Vec<PathBuf> = found.repos.iter().map(|r| r.path.clone()).collect();
@@ -144,6 +152,9 @@ pub fn ambiguity(path: &Path) -> Option<String> {
         .collect();
     let found = crate::intake::tree::search(path, crate::intake::Limits::default().max_depth);
     let mut more: Vec<String> = found.packed.iter().map(|(p, k)| format!("{} ({})", p.display(), k.as_str())).collect();
+    if let Some(deep) = &found.too_deep {
+        more.push(format!("{} (deeper than the levels searched: what lies below it was not read)", deep.display()));
+    }
     more.extend(
         found.repos.iter().filter(|r| r.rel != ".").map(|r| format!("{} (a git repository)", r.path.display())),
     );

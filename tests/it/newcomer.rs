@@ -173,3 +173,137 @@ fn an_audit_folder_without_git_beside_its_science_clone_is_named() {
     assert!(err.contains("sub/audit holds files but no `.git`"), "{err}");
     assert!(err.contains("git bundle create audit.bundle --all"), "{err}");
 }
+
+// The red team's pass on these surfaces (issue 47): each failed before its fix.
+
+/// A CrossExam session directory (its `_Msg/` one level down) in `dir`.
+fn session(dir: &Path) {
+    support::copy_dir(&support::root().join("test-vectors/crossexam/real/clean-two-seat/_Msg"), &dir.join("_Msg"));
+}
+
+fn failing_ledger() -> std::path::PathBuf {
+    support::root().join("ledger-fixtures/deployed-bad-decision")
+}
+
+#[test]
+fn a_sole_record_is_not_taken_past_what_the_search_could_not_see() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // A failing ledger deeper than the levels searched.
+    session(&tmp.path().join("deep"));
+    let mut d = tmp.path().join("deep");
+    for _ in 0..65 {
+        d = d.join("d");
+    }
+    support::copy_dir(&failing_ledger(), &d.join("ledger"));
+    // A symlink to a failing ledger outside.
+    session(&tmp.path().join("linked"));
+    support::copy_dir(&failing_ledger(), &tmp.path().join("outside/ledger"));
+    std::os::unix::fs::symlink("../outside/ledger", tmp.path().join("linked/ledger")).expect("symlink");
+    // A claims file that the sole record's command would never read.
+    session(&tmp.path().join("claimed"));
+    std::fs::write(tmp.path().join("claimed/paper-claims.toml"), "\"/cycles\" = 60\n").expect("claims");
+    for dir in ["deep", "linked", "claimed"] {
+        let o = run(&["verify", dir], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{dir}: {}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    }
+    assert!(stderr(&run(&["verify", "deep"], tmp.path())).contains("deeper than the levels searched"));
+}
+
+#[test]
+fn a_fifo_is_refused_without_waiting_for_a_writer() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fifo = tmp.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let mut child = support::crossverify()
+        .current_dir(tmp.path())
+        .args(["verify", "fifo"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut waited = 0;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if waited >= 600 {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    };
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "verify on a FIFO must not wait for a writer");
+}
+
+#[test]
+fn a_deployed_ledger_keeps_no_receipts_so_its_figures_are_not_verified() {
+    let o = run(&["stats", "ledger-fixtures/deployed-clean", "--format", "json"], &support::root());
+    let r: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(o.status.code(), Some(3), "{}", r["results"]);
+    let s006: Vec<&Value> =
+        r["results"].as_array().expect("results").iter().filter(|x| x["code"] == "CV-S006").collect();
+    assert!(s006.len() == 1 && s006[0]["outcome"] == "cantTell", "{s006:?}");
+}
+
+#[test]
+fn a_receipt_ledger_with_an_unreadable_sigstore_bundle_is_not_evidence() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let demo = support::materialize("demo", tmp.path());
+    let audit = tmp.path().join("audit");
+    clone(&demo.join("audit"), &audit, true);
+    let receipt = std::fs::read_dir(audit.join("cycles"))
+        .expect("cycles")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.join("receipt.json").is_file())
+        .expect("a receipt");
+    std::fs::write(receipt.join("receipt.json.sigstore.json"), "{\"garbage\":1}").expect("write");
+    support::git(&audit, &["add", "-A"]);
+    support::git(&audit, &["-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "sig"]);
+    let science = demo.join("science");
+    let o = run(&["stats", "audit", "--science", science.to_str().expect("utf-8"), "--format", "json"], tmp.path());
+    let r: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_ne!(o.status.code(), Some(0), "ledger does not verify it, so stats may not: {}", r["results"]);
+    let s006 = r["results"].as_array().expect("results").iter().find(|x| x["code"] == "CV-S006").expect("CV-S006");
+    assert_ne!(s006["outcome"], "passed", "{s006}");
+}
+
+#[test]
+fn suggested_commands_quote_the_authors_names_and_escape_control_characters() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for name in ["x; touch PWNED; echo ", "$(touch PWNED2)", "-o", "esc\u{1b}[2K"] {
+        let d = tmp.path().join("sub").join(name);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(d.join("f"), "a").expect("write");
+    }
+    let err = stderr(&run(&["verify", "--submission", "sub"], tmp.path()));
+    assert!(err.contains("`git bundle create '$(touch PWNED2).bundle' --all`"), "{err}");
+    assert!(err.contains("`git bundle create 'x; touch PWNED; echo .bundle' --all`"), "{err}");
+    assert!(err.contains("`git bundle create ./-o.bundle --all`"), "{err}");
+    assert!(!err.contains('\u{1b}') && err.contains("esc\\u{1b}[2K"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+fn folders_beside_a_repository_that_are_no_repositories_are_not_named() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let demo = support::materialize("demo", tmp.path());
+    let sub = tmp.path().join("sub");
+    clone(&demo.join("science"), &sub.join("science"), true);
+    for (dir, file) in
+        [("science/vendor/docs", "a"), ("science/vendor/lib", "b"), ("__MACOSX/science", "._x"), (".idea", "w")]
+    {
+        std::fs::create_dir_all(sub.join(dir)).expect("mkdir");
+        std::fs::write(sub.join(dir).join(file), "x").expect("write");
+    }
+    let lib = sub.join("science/vendor/lib");
+    support::git(&lib, &["init", "-q"]);
+    support::git(&lib, &["add", "."]);
+    support::git(&lib, &["-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "l"]);
+    let err = stderr(&run(&["verify", "--submission", "sub"], tmp.path()));
+    for not in ["vendor/docs", "__MACOSX", ".idea"] {
+        assert!(!err.contains(&format!("{not} hold")), "{not} is no lost repository: {err}");
+    }
+}

@@ -289,7 +289,7 @@ fn a_git_ledger_is_read_from_objects_at_the_revision() {
     let science = base.join("science");
     let a = audit.to_str().expect("utf-8");
     let (code, head) = report(&["stats", a]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 3, "a deployed ledger keeps no receipts: its records are not evidence (CV-S006)");
     assert_eq!(head["inputs"]["kind"], "deployed-ledger-git");
     let commit = head["inputs"]["commit"].as_str().expect("commit");
     assert_eq!(commit.len(), 40);

@@ -430,8 +430,14 @@ fn run(cli: &Cli) -> anyhow::Result<u8> {
 fn verify(path: &Path, given: crossverify::protocols::Given<'_>, quiet: bool, ctx: Ctx<'_>) -> anyhow::Result<Report> {
     // A mistyped path is the user's, and "not something crossverify recognises" would send
     // them looking for a format problem.
-    if std::fs::symlink_metadata(path).is_err() {
-        bail!("{}: not found", path.display());
+    match std::fs::metadata(path) {
+        Err(_) if std::fs::symlink_metadata(path).is_err() => bail!("{}: not found", path.display()),
+        Err(e) => bail!("{}: cannot be read: {e}", path.display()),
+        // A FIFO or a device would block or never end when a detector reads it.
+        Ok(m) if !m.is_file() && !m.is_dir() => {
+            bail!("{}: not a regular file or directory; crossverify reads files and directories", path.display())
+        }
+        Ok(_) => {}
     }
     if let Some(inner) = crossverify::submission::sole_record_below(path) {
         if !quiet {

@@ -225,11 +225,17 @@ fn receipt_ledger(paths: &[String], read: impl Fn(&str) -> Option<Vec<u8>>) -> O
 fn deployed_input(ledger: &DeployedLedger, kind: InputKind) -> Input {
     let mut input = Input::new(records(ledger, kind));
     input.results.extend(deployed::verify(ledger));
+    // A deployed ledger keeps no receipts: nothing binds a cycle's decision to the audited
+    // commit's files (`ledger` says so as CV-A701), whatever its consistency checks find.
     input.results.push(CheckResult::new(
         &RECORDS_UNAUTHENTICATED,
-        Outcome::Passed,
+        Outcome::CantTell,
         "ledger",
-        format!("the figures come from {}, whose cycle files this report's CV-A checks verify", kind.describe()),
+        format!(
+            "{} keeps no receipts: nothing binds a cycle's decision to the audited commit's files (`crossverify ledger` \
+             reports it as CV-A701), so the figures are those of records nothing verified",
+            kind.describe()
+        ),
     ));
     input
 }

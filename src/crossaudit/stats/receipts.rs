@@ -39,9 +39,12 @@ fn iso(epoch: i64) -> Option<String> {
 /// # Errors
 /// As `crossverify ledger`.
 pub fn lifecycle_records(opts: &Options, ctx: Ctx<'_>) -> Result<(Records, Checked), Error> {
+    let anchor = opts.sigstore.load().map_err(Error::Usage)?;
     let run = run(opts, ctx)?;
     wrong_science(opts, &run)?;
-    let errors = || run.results.iter().filter(|r| r.level == crate::report::Level::Error);
+    // What `ledger` decides: the crawl's results and the Sigstore bundles' beside them.
+    let sigstore = crate::crossaudit::invariants::sigstore::results(&run.ledger, run.ledger.cycles.iter(), &anchor);
+    let errors = || run.results.iter().chain(&sigstore).filter(|r| r.level == crate::report::Level::Error);
     let checked = Checked {
         failed: errors().filter(|r| r.outcome == crate::report::Outcome::Failed).count(),
         undecided: errors()
