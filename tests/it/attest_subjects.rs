@@ -15,8 +15,6 @@ use crossverify_fixtures::signing::TestKey;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-const CASE: &str = "test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2";
-
 fn editor() -> TestKey {
     TestKey::named("journal-editor")
 }
@@ -98,17 +96,7 @@ fn sha256_file(p: &Path) -> String {
 /// in a folder of their own) and the editor's key pair; then the guide's `verify` line run in it.
 fn journal(dir: &Path) {
     std::fs::create_dir_all(dir).expect("dir");
-    let case = support::root().join(CASE);
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join("submission.zip")).expect("zip"));
-    let opts = zip::write::SimpleFileOptions::default()
-        .last_modified_time(zip::DateTime::from_date_and_time(2026, 1, 2, 3, 4, 5).expect("date"));
-    for name in ["science.bundle", "audit.bundle"] {
-        zip.start_file(format!("paper-1234/{name}"), opts).expect("member");
-        std::io::Write::write_all(&mut zip, &std::fs::read(case.join(name)).expect("bundle")).expect("write");
-    }
-    zip.finish().expect("zip");
-    std::fs::write(dir.join("editor_ed25519"), editor().private_openssh()).expect("key");
-    std::fs::write(dir.join("editor_ed25519.pub"), format!("{}\n", editor().public_openssh())).expect("key");
+    support::journal_folder(dir);
     let verify = run(dir, &guide_line("crossverify verify", &[]), &["--quiet"]);
     assert_eq!(verify.code, 0, "{}", verify.stderr);
     assert!(dir.join("certificate.html").is_file() && dir.join("certificate.vsa.json").is_file());

@@ -207,17 +207,7 @@ fn quick_start_2_a_journal_on_the_paired_ledger() {
     let case = support::root().join("test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2");
     let tmp = tempfile::tempdir().expect("tempdir");
     // The submission as received: a zip of the authors' two bundles, in a folder of their own.
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(tmp.path().join("submission.zip")).expect("zip"));
-    let opts = zip::write::SimpleFileOptions::default()
-        .last_modified_time(zip::DateTime::from_date_and_time(2026, 1, 2, 3, 4, 5).expect("date"));
-    for name in ["science.bundle", "audit.bundle"] {
-        zip.start_file(format!("paper-1234/{name}"), opts).expect("member");
-        std::io::Write::write_all(&mut zip, &std::fs::read(case.join(name)).expect("bundle")).expect("write");
-    }
-    zip.finish().expect("zip");
-    let key = crossverify_fixtures::signing::TestKey::named("journal-editor");
-    std::fs::write(tmp.path().join("editor_ed25519"), key.private_openssh()).expect("key");
-    std::fs::write(tmp.path().join("editor_ed25519.pub"), format!("{}\n", key.public_openssh())).expect("key");
+    support::journal_folder(tmp.path());
     let head = String::from_utf8(support::git(&case, &["bundle", "list-heads", "audit.bundle"])).expect("utf-8");
     let head = head.split_whitespace().next().expect("a head").to_owned();
     assert!(sh.first().is_some_and(|l| l.starts_with("crossverify verify submission.zip")), "{sh:?}");

@@ -166,3 +166,21 @@ pub fn clone_bundle(bundle: &Path, dest: &Path) {
         .expect("git runs");
     assert!(out.status.success(), "git clone {}: {}", bundle.display(), String::from_utf8_lossy(&out.stderr));
 }
+
+/// The journal's folder of the guide's Quick start 2 in `dir`: the authors' `submission.zip`
+/// (the two bundles of the paired product ledger, in a folder of their own, pinned dates) and
+/// the editor's key pair `editor_ed25519`, `editor_ed25519.pub`.
+pub fn journal_folder(dir: &Path) {
+    let case = root().join("test-vectors/real/crossaudit/schema2-ledgers/paired-multiround-r2");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join("submission.zip")).expect("zip"));
+    let opts = zip::write::SimpleFileOptions::default()
+        .last_modified_time(zip::DateTime::from_date_and_time(2026, 1, 2, 3, 4, 5).expect("date"));
+    for name in ["science.bundle", "audit.bundle"] {
+        zip.start_file(format!("paper-1234/{name}"), opts).expect("member");
+        std::io::Write::write_all(&mut zip, &std::fs::read(case.join(name)).expect("bundle")).expect("write");
+    }
+    zip.finish().expect("zip");
+    let key = crossverify_fixtures::signing::TestKey::named("journal-editor");
+    std::fs::write(dir.join("editor_ed25519"), key.private_openssh()).expect("key");
+    std::fs::write(dir.join("editor_ed25519.pub"), format!("{}\n", key.public_openssh())).expect("key");
+}
